@@ -1,0 +1,114 @@
+# coresched — plain GNU Makefile.
+VERSION     := 0.1.0
+PREFIX      ?= /usr/local
+BINDIR      ?= $(PREFIX)/bin
+SBINDIR     ?= $(PREFIX)/sbin
+LIBEXECDIR  ?= $(PREFIX)/libexec
+DATADIR     ?= $(PREFIX)/share
+MANDIR      ?= $(DATADIR)/man
+SYSCONFDIR  ?= /etc
+RUNSTATEDIR ?= /run
+VENDORDIR   ?= /usr/lib/coresched
+PKG_CONFIG  ?= pkg-config
+SYSTEMDUNITDIR ?= $(shell $(PKG_CONFIG) --variable=systemdsystemunitdir systemd 2>/dev/null || echo /lib/systemd/system)
+BASHCOMPDIR ?= $(shell $(PKG_CONFIG) --variable=completionsdir bash-completion 2>/dev/null || echo $(DATADIR)/bash-completion/completions)
+
+CC      ?= cc
+PKGS    := inih json-c smartcols libsystemd libseccomp libcgroup
+PKG_CFLAGS := $(shell $(PKG_CONFIG) --cflags $(PKGS))
+PKG_LIBS   := $(shell $(PKG_CONFIG) --libs $(PKGS)) -lpthread
+
+WARN    := -Wall -Wextra -Wshadow -Wmissing-prototypes -Wstrict-prototypes
+HARDEN  := -fstack-protector-strong -D_FORTIFY_SOURCE=2
+CFLAGS  ?= -O2 -g
+ALL_CFLAGS = -std=gnu11 $(WARN) $(HARDEN) $(CFLAGS) -Iinclude -Idaemon $(PKG_CFLAGS) \
+	-DVERSION=\"$(VERSION)\" -DSYSCONFDIR=\"$(SYSCONFDIR)\" -DRUNSTATEDIR=\"$(RUNSTATEDIR)\" \
+	-DVENDORDIR=\"$(VENDORDIR)\" -DLIBEXECDIR=\"$(LIBEXECDIR)\" -MMD -MP
+ALL_LDFLAGS = -Wl,-z,relro,-z,now $(LDFLAGS)
+
+ifeq ($(WERROR),1)
+ALL_CFLAGS += -Werror
+endif
+ifeq ($(SANITIZE),1)
+ALL_CFLAGS += -fsanitize=address,undefined -fno-omit-frame-pointer -U_FORTIFY_SOURCE
+ALL_LDFLAGS += -fsanitize=address,undefined
+endif
+ifeq ($(FAULT),1)
+ALL_CFLAGS += -DCORESCHED_FAULT_INJECTION
+endif
+
+B := build
+LIB_SRCS    := $(wildcard lib/*.c)
+DAEMON_SRCS := $(filter-out daemon/main.c,$(wildcard daemon/*.c))
+CLI_SRCS    := $(wildcard cli/*.c)
+UNIT_SRCS   := $(wildcard tests/unit/test-*.c)
+HELPER_SRCS := $(wildcard tests/helpers/*.c)
+
+LIB_OBJS    := $(LIB_SRCS:%.c=$(B)/%.o)
+DAEMON_OBJS := $(DAEMON_SRCS:%.c=$(B)/%.o)
+CLI_OBJS    := $(CLI_SRCS:%.c=$(B)/%.o)
+UNIT_BINS   := $(UNIT_SRCS:tests/unit/%.c=$(B)/tests/%)
+HELPER_BINS := $(HELPER_SRCS:tests/helpers/%.c=$(B)/helpers/%)
+
+PROGS := $(B)/coresched $(B)/coreschedd
+
+.PHONY: all check check-host check-vm bench fuzz clean install uninstall deps demo
+all: $(PROGS) $(HELPER_BINS)
+
+$(B)/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -c $< -o $@
+
+$(B)/libcommon.a: $(LIB_OBJS)
+	$(AR) rcs $@ $^
+$(B)/libdaemon.a: $(DAEMON_OBJS)
+	$(AR) rcs $@ $^
+
+$(B)/coreschedd: $(B)/daemon/main.o $(B)/libdaemon.a $(B)/libcommon.a
+	$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $^ $(PKG_LIBS)
+$(B)/coresched: $(CLI_OBJS) $(B)/libcommon.a
+	$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $^ $(PKG_LIBS)
+$(B)/tests/%: $(B)/tests/unit/%.o $(B)/libdaemon.a $(B)/libcommon.a
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $^ $(PKG_LIBS)
+$(B)/helpers/%: tests/helpers/%.c $(B)/libcommon.a
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $^ $(PKG_LIBS)
+
+# Host unit and black-box tests, then the VM suite; one closing line.
+check: all $(UNIT_BINS)
+	tests/run-checks
+check-host: all $(UNIT_BINS)
+	CORESCHED_NO_VM=1 tests/run-checks
+check-vm: all
+	tests/vm/run
+
+bench: all
+	tests/vm/run --bench
+
+demo: all
+	tests/vm/run --demo
+
+deps:
+	scripts/install-deps
+
+install: all
+	install -Dm755 $(B)/coresched $(DESTDIR)$(BINDIR)/coresched
+	install -Dm755 $(B)/coreschedd $(DESTDIR)$(SBINDIR)/coreschedd
+	install -Dm644 conf/coreschedd.conf $(DESTDIR)$(SYSCONFDIR)/coresched/coreschedd.conf
+	install -d $(DESTDIR)$(VENDORDIR)/rules.d
+	for f in conf/rules.d/*.conf; do [ -e "$$f" ] && install -m644 "$$f" $(DESTDIR)$(VENDORDIR)/rules.d/; done; true
+	install -Dm644 systemd/coreschedd.service $(DESTDIR)$(SYSTEMDUNITDIR)/coreschedd.service
+	install -Dm644 docs/coresched.1 $(DESTDIR)$(MANDIR)/man1/coresched.1
+	install -Dm644 scripts/coresched.bash-completion $(DESTDIR)$(BASHCOMPDIR)/coresched
+
+uninstall:
+	rm -f $(DESTDIR)$(BINDIR)/coresched $(DESTDIR)$(SBINDIR)/coreschedd \
+	      $(DESTDIR)$(SYSTEMDUNITDIR)/coreschedd.service $(DESTDIR)$(MANDIR)/man1/coresched.1 \
+	      $(DESTDIR)$(BASHCOMPDIR)/coresched
+	rm -rf $(DESTDIR)$(VENDORDIR)
+
+clean:
+	rm -rf $(B)
+
+-include $(shell find $(B) -name '*.d' 2>/dev/null)

@@ -1,0 +1,49 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* The kernel's core-scheduling API (prctl PR_SCHED_CORE), shared by the
+ * daemon, the CLI and the hook. Every function returns 0 or a negative errno. */
+#pragma once
+
+#include <stdint.h>
+#include <sys/types.h>
+
+#ifndef PR_SCHED_CORE
+#define PR_SCHED_CORE 62
+#endif
+#ifndef PR_SCHED_CORE_GET
+#define PR_SCHED_CORE_GET 0
+#define PR_SCHED_CORE_CREATE 1
+#define PR_SCHED_CORE_SHARE_TO 2
+#define PR_SCHED_CORE_SHARE_FROM 3
+#endif
+
+/* uapi names these only since 5.16. */
+enum sc_scope {
+	SC_SCOPE_THREAD = 0,       /* PIDTYPE_PID */
+	SC_SCOPE_THREAD_GROUP = 1, /* PIDTYPE_TGID */
+	SC_SCOPE_PROCESS_GROUP = 2 /* PIDTYPE_PGID */
+};
+
+/* The kernel writes a u64: a narrower type here once overwrote a stack. */
+typedef uint64_t sc_cookie;
+
+int sc_get(pid_t tid, sc_cookie *ret_cookie);
+int sc_create(pid_t pid, enum sc_scope scope);
+int sc_share_to(pid_t pid, enum sc_scope scope);
+int sc_share_from(pid_t tid);
+
+/* What the running kernel offers: 0 when cookies work, -EINVAL without
+ * CONFIG_SCHED_CORE, -ENODEV when SMT is absent or switched off. */
+int sc_probe(void);
+
+/* "pid", "tgid", "pgid" (util-linux names); -EINVAL on anything else. */
+int sc_scope_from_string(const char *s, enum sc_scope *ret_scope);
+const char *sc_scope_to_string(enum sc_scope scope);
+
+/* One line naming the cause of a failed call, for users. */
+const char *sc_strerror(int negerrno);
+
+/* Fault injection for tests: when the environment variable
+ * CORESCHED_FAULT="site:errno[:count],..." names a call site, the wrapper
+ * fails there instead of calling the kernel. Compiled in only with
+ * -DCORESCHED_FAULT_INJECTION. */
+int sc_fault(const char *site);

@@ -16,7 +16,7 @@ BASHCOMPDIR ?= $(shell $(PKG_CONFIG) --variable=completionsdir bash-completion 2
 CC      ?= cc
 PKGS    := inih json-c smartcols libsystemd libseccomp libcgroup
 PKG_CFLAGS := $(shell $(PKG_CONFIG) --cflags $(PKGS))
-PKG_LIBS   := $(shell $(PKG_CONFIG) --libs $(PKGS)) -lpthread
+PKG_LIBS   := $(shell $(PKG_CONFIG) --libs $(PKGS)) -lpthread -lm
 
 WARN    := -Wall -Wextra -Wshadow -Wmissing-prototypes -Wstrict-prototypes
 HARDEN  := -fstack-protector-strong -D_FORTIFY_SOURCE=2
@@ -26,7 +26,7 @@ ALL_CFLAGS = -std=gnu11 $(WARN) $(HARDEN) $(CFLAGS) -Iinclude -Idaemon $(PKG_CFL
 	-DVENDORDIR=\"$(VENDORDIR)\" -DLIBEXECDIR=\"$(LIBEXECDIR)\" -MMD -MP
 ALL_LDFLAGS = -Wl,-z,relro,-z,now $(LDFLAGS)
 
-ifeq ($(WERROR),1)
+ifneq ($(WERROR)$(CI),)
 ALL_CFLAGS += -Werror
 endif
 ifeq ($(SANITIZE),1)

@@ -1,0 +1,43 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* What the CLI's command files share. */
+#pragma once
+
+#include <stdbool.h>
+
+#include "sched_core.h"
+
+/* Exit codes: 0 and 1 as util-linux's coresched; the rest let scripts tell
+ * the causes apart. 126/127 are the shell's for a command that could not be
+ * executed or found. */
+enum {
+	EXIT_USAGE = 1,
+	EXIT_NO_SCHED_CORE = 3, /* kernel without CONFIG_SCHED_CORE */
+	EXIT_NO_SMT = 4,        /* SMT absent or switched off */
+	EXIT_NO_PROCESS = 5,    /* ESRCH */
+	EXIT_DENIED = 6,        /* EPERM */
+	EXIT_NO_DAEMON = 7,     /* coreschedd is not running */
+	EXIT_EXEC_FAILED = 126,
+	EXIT_EXEC_NOT_FOUND = 127,
+};
+
+struct cli_command {
+	const char *name;
+	const char *usage;
+	int (*exec)(int argc, char **argv);
+};
+
+extern bool cli_verbose;
+
+/* Print "coresched: <what>: <cause>" and return the matching exit code. */
+int cli_error(int negerrno, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* util-linux style: message, then the "Try ... --help" line; returns EXIT_USAGE. */
+int cli_usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+int cli_parse_pid(const char *s, pid_t *ret);
+/* Exec argv; only returns on failure, with 126 or 127 after a message. */
+int cli_exec(char **argv);
+
+int cli_cmd_get(int argc, char **argv);
+int cli_cmd_new(int argc, char **argv);
+int cli_cmd_copy(int argc, char **argv);
+int cli_cmd_run(int argc, char **argv);
+int cli_cmd_clear(int argc, char **argv);

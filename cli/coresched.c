@@ -1,0 +1,117 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* coresched: the command table and what every command shares. */
+#include <errno.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli.h"
+
+bool cli_verbose;
+
+static const struct cli_command commands[] = {
+	{ "get", "[-s PID]... [PID...]", cli_cmd_get },
+	{ "new", "[-t TYPE] (-d PID | -- COMMAND [ARG...])", cli_cmd_new },
+	{ "copy", "[-s PID] [-t TYPE] (-d PID | -- COMMAND [ARG...])", cli_cmd_copy },
+	{ "run", "[--new] [-t TYPE] -- COMMAND [ARG...]", cli_cmd_run },
+	{ "clear", "[-t TYPE] PID...", cli_cmd_clear },
+};
+
+static void usage(FILE *f)
+{
+	fprintf(f, "Usage:\n");
+	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		fprintf(f, " coresched %s %s\n", commands[i].name, commands[i].usage);
+	fprintf(f, "\nManage core scheduling cookies for tasks.\n\n"
+		   "Functions:\n"
+		   " get     print the cookie of PID (default: coresched itself)\n"
+		   " new     give PID, or COMMAND, a new cookie\n"
+		   " copy    copy the cookie of -s PID to -d PID, or run COMMAND with it\n"
+		   " run     run COMMAND with a new cookie (same as new -- COMMAND)\n"
+		   " clear   return PID to cookie 0\n"
+		   "\nOptions:\n"
+		   " -s, --source <PID>     where to copy the cookie from\n"
+		   " -d, --dest <PID>       where to set the cookie\n"
+		   " -t, --dest-type <TYPE> pid, tgid (default) or pgid\n"
+		   " -v, --verbose          report what was set on stderr\n"
+		   " -h, --help             display this help\n"
+		   " -V, --version          display version\n"
+		   "\nExit status: 0 success, 1 failure or bad usage, 3 kernel lacks\n"
+		   "CONFIG_SCHED_CORE, 4 SMT off, 5 no such process, 6 permission denied,\n"
+		   "126/127 COMMAND could not be executed / found.\n"
+		   "\nFor more details see coresched(1).\n");
+}
+
+int cli_usage_error(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("coresched: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputs("\nTry 'coresched --help' for more information.\n", stderr);
+	return EXIT_USAGE;
+}
+
+int cli_error(int negerrno, const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("coresched: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, ": %s\n", sc_strerror(negerrno));
+	switch (-negerrno) {
+	case EINVAL: return EXIT_NO_SCHED_CORE;
+	case ENODEV: return EXIT_NO_SMT;
+	case ESRCH: return EXIT_NO_PROCESS;
+	case EPERM: return EXIT_DENIED;
+	default: return EXIT_FAILURE;
+	}
+}
+
+int cli_parse_pid(const char *s, pid_t *ret)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (errno || end == s || *end || v < 0 || v > INT_MAX)
+		return -EINVAL;
+	*ret = (pid_t)v;
+	return 0;
+}
+
+int cli_exec(char **argv)
+{
+	execvp(argv[0], argv);
+	fprintf(stderr, "coresched: failed to execute %s: %s\n", argv[0], strerror(errno));
+	return errno == ENOENT ? EXIT_EXEC_NOT_FOUND : EXIT_EXEC_FAILED;
+}
+
+int main(int argc, char **argv)
+{
+	const char *name = argc > 1 ? argv[1] : "get";
+
+	if (strcmp(name, "-h") == 0 || strcmp(name, "--help") == 0) {
+		usage(stdout);
+		return 0;
+	}
+	if (strcmp(name, "-V") == 0 || strcmp(name, "--version") == 0) {
+		printf("coresched %s\n", VERSION);
+		return 0;
+	}
+	/* As util-linux: no function, or an option first, means get. */
+	if (argc < 2 || name[0] == '-')
+		return cli_cmd_get(argc, argv);
+	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		if (strcmp(name, commands[i].name) == 0)
+			return commands[i].exec(argc - 1, argv + 1);
+	return cli_usage_error("unknown function '%s'", name);
+}

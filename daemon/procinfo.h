@@ -1,0 +1,37 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* What the daemon reads about a process from /proc, under a root that tests
+ * can point at a fake tree. */
+#pragma once
+
+#include <stdint.h>
+#include <sys/types.h>
+
+#define PROCINFO_PATH_MAX 4096
+
+struct procinfo {
+	pid_t pid;
+	pid_t ppid;
+	uint64_t start_time;  /* field 22 of /proc/PID/stat, clock ticks since boot */
+	uid_t uid;            /* real uid, from /proc/PID/status Uid: */
+	gid_t gid;            /* real gid, from /proc/PID/status Gid: */
+	char comm[16];        /* from stat (the parenthesised field; may hold ') ' and spaces) */
+	char exe[PROCINFO_PATH_MAX];    /* readlink of /proc/PID/exe; "" for kernel threads or when unreadable; " (deleted)" suffix stripped */
+	char cgroup[PROCINFO_PATH_MAX]; /* the "0::PATH" line of /proc/PID/cgroup */
+	int kernel_thread;    /* PF_KTHREAD set in stat flags (field 9), or ppid 2 / pid 2 */
+};
+
+/* Fill *ret from proc_root/PID/{stat,status,exe,cgroup}. -ESRCH when the
+ * process is gone (ENOENT/ESRCH on any file), other negative errnos as met. */
+int procinfo_read(const char *proc_root, pid_t pid, struct procinfo *ret);
+/* Only the start time (cheap; used to check a pid still names a process). */
+int procinfo_start_time(const char *proc_root, pid_t pid, uint64_t *ret);
+
+/* Pure parsers, fuzzed and unit-tested. */
+int procinfo_parse_stat(const char *text, struct procinfo *ret);   /* pid, comm, ppid, flags, start_time */
+int procinfo_parse_status(const char *text, uid_t *ret_uid, gid_t *ret_gid);
+int procinfo_parse_cgroup(const char *text, char *ret_path, size_t size); /* the v2 "0::" line */
+
+/* Iterate the numeric entries of proc_root: fn(pid) for each; returns the
+ * count or a negative errno. */
+typedef int (*procinfo_pid_fn)(void *userdata, pid_t pid);
+int procinfo_for_each_pid(const char *proc_root, procinfo_pid_fn fn, void *userdata);

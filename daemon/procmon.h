@@ -1,0 +1,48 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* The netlink proc connector: process events from the kernel. */
+#pragma once
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+enum procmon_kind {
+	PROCMON_FORK,
+	PROCMON_EXEC,
+	PROCMON_UID,
+	PROCMON_GID,
+	PROCMON_COMM,
+	PROCMON_EXIT,
+};
+
+struct procmon_event {
+	enum procmon_kind kind;
+	pid_t pid;         /* the thread the event is about (child for FORK) */
+	pid_t tgid;        /* its thread group (child's for FORK) */
+	pid_t parent_pid;  /* FORK only */
+	pid_t parent_tgid; /* FORK only */
+	uint64_t timestamp_ns; /* kernel's event timestamp */
+};
+
+/* Open a NETLINK_CONNECTOR socket (non-blocking, close-on-exec), bind it to
+ * CN_IDX_PROC, set SO_RCVBUFFORCE to rcvbuf when non-zero (falling back to
+ * SO_RCVBUF), send PROC_CN_MCAST_LISTEN and wait up to 1 s for the
+ * kernel's ack: a missing or failed ack is an error (-EPERM outside the
+ * initial namespaces, where the kernel drops the request silently).
+ * Returns the fd or a negative errno. */
+int procmon_open(unsigned rcvbuf);
+
+/* Receive and decode everything queued on fd without blocking, calling fn
+ * per event. Returns the number of events, 0 when nothing was queued, or
+ * -ENOBUFS when the kernel dropped events (the caller must rescan), or
+ * another negative errno. Messages not from the kernel (nl_pid != 0) are
+ * dropped. At most max_events are handled per call so the caller's loop
+ * stays responsive. */
+typedef void (*procmon_fn)(void *userdata, const struct procmon_event *ev);
+int procmon_receive(int fd, size_t max_events, procmon_fn fn, void *userdata);
+
+/* Pure: decode one datagram as read from the socket (netlink header(s),
+ * cn_msg, proc_event). Returns the number of events passed to fn, or
+ * -EBADMSG for a malformed buffer (every length is checked; fuzzed). Events
+ * of kinds not listed above are skipped silently. */
+int procmon_decode(const void *buf, size_t len, procmon_fn fn, void *userdata);

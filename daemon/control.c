@@ -1,0 +1,659 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+#define _GNU_SOURCE /* accept4, struct ucred */
+#include "control.h"
+
+#include <errno.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <syslog.h>
+#include <unistd.h>
+
+#include "control-socket.h"
+#include "varlink.h"
+
+#ifndef VERSION
+#define VERSION "unknown"
+#endif
+
+#define DEFAULT_MAX_CLIENTS 64u
+#define DEFAULT_MAX_CLIENTS_PER_UID 16u
+#define DEFAULT_READ_DEADLINE_USEC (5u * 1000000u)
+#define DEFAULT_MAX_OUTPUT_BYTES (1024u * 1024u)
+#define ACCEPTS_PER_WAKEUP 32
+#define ACCEPT_RETRY_USEC (1000u * 1000u)
+#define RATELIMIT_INTERVAL_USEC (5u * 1000000u)
+#define RATELIMIT_BURST 5u
+#define SERVICE_INTERFACE "org.varlink.service"
+
+struct client {
+	struct control_server *server;
+	struct client *prev, *next;
+	struct control_caller caller;
+	sd_event_source *io, *timer;
+	struct vl_buffer *in;
+	char *out;
+	size_t out_start, out_end, out_alloc;
+	bool timer_armed;
+	bool progress; /* a message completed since the deadline was set */
+	bool closing;  /* no more input: flush what is queued, then close */
+};
+
+struct control_server {
+	sd_event *event;
+	sd_event_source *listen_source, *retry_source;
+	int listen_fd;
+	char *bound_path; /* unlinked on free: only what we bound ourselves */
+	struct control_config cfg;
+	const struct control_method *methods;
+	size_t n_methods;
+	void *userdata;
+	struct client *clients;
+	struct control_stats stats;
+	uint64_t rl_begin;
+	unsigned rl_count, rl_suppressed;
+};
+
+#define control_log(s, level, ...)                          \
+	do {                                                \
+		if ((s)->cfg.log)                           \
+			(s)->cfg.log((level), __VA_ARGS__); \
+	} while (0)
+
+/* For messages a client can provoke at will. */
+static bool control_ratelimit(struct control_server *s)
+{
+	uint64_t now = 0;
+
+	(void)sd_event_now(s->event, CLOCK_MONOTONIC, &now);
+	if (s->rl_begin == 0 || now - s->rl_begin >= RATELIMIT_INTERVAL_USEC) {
+		if (s->rl_suppressed > 0)
+			control_log(s, LOG_WARNING, "control: %u messages suppressed", s->rl_suppressed);
+		s->rl_begin = now;
+		s->rl_count = 0;
+		s->rl_suppressed = 0;
+	}
+	if (s->rl_count < RATELIMIT_BURST) {
+		s->rl_count++;
+		return true;
+	}
+	s->rl_suppressed++;
+	return false;
+}
+
+static size_t client_out_pending(const struct client *c)
+{
+	return c->out_end - c->out_start;
+}
+
+static void client_free(struct client *c)
+{
+	struct control_server *s = c->server;
+
+	if (c->prev)
+		c->prev->next = c->next;
+	else
+		s->clients = c->next;
+	if (c->next)
+		c->next->prev = c->prev;
+	s->stats.clients--;
+	sd_event_source_disable_unref(c->io);
+	sd_event_source_disable_unref(c->timer);
+	close(c->caller.fd);
+	vl_buffer_free(c->in);
+	free(c->out);
+	free(c);
+}
+
+/* Drops a client that broke a limit; counted, logged rate-limited. */
+static void client_drop(struct client *c, const char *why)
+{
+	struct control_server *s = c->server;
+
+	s->stats.dropped++;
+	if (control_ratelimit(s))
+		control_log(s, LOG_INFO, "control: dropping client pid %d uid %u: %s",
+			    (int)c->caller.pid, (unsigned)c->caller.uid, why);
+	client_free(c);
+}
+
+/* Writes what the socket takes now; never waits. */
+static int client_flush(struct client *c)
+{
+	while (client_out_pending(c) > 0) {
+		ssize_t n = send(c->caller.fd, c->out + c->out_start, client_out_pending(c),
+				 MSG_DONTWAIT | MSG_NOSIGNAL);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return errno == EAGAIN ? 0 : -errno;
+		}
+		c->out_start += (size_t)n;
+	}
+	c->out_start = c->out_end = 0;
+	return 0;
+}
+
+/* Queues wire bytes (consumed). A reply always fits an empty queue: the
+ * limit is for clients that stop reading, not for large answers. */
+static int client_queue(struct client *c, char *buf, size_t len, bool force)
+{
+	size_t pending = client_out_pending(c);
+	int r = 0;
+
+	if (!force && pending > 0 && pending + len > c->server->cfg.max_output_bytes) {
+		r = -ENOBUFS;
+		goto out;
+	}
+	if (c->out_start > 0) {
+		memmove(c->out, c->out + c->out_start, pending);
+		c->out_start = 0;
+		c->out_end = pending;
+	}
+	if (c->out_alloc - c->out_end < len) {
+		char *p = realloc(c->out, c->out_end + len);
+		if (!p) {
+			r = -ENOMEM;
+			goto out;
+		}
+		c->out = p;
+		c->out_alloc = c->out_end + len;
+	}
+	memcpy(c->out + c->out_end, buf, len);
+	c->out_end += len;
+out:
+	free(buf);
+	return r;
+}
+
+/* Consumes params. */
+static int client_send_error(struct client *c, const char *name, json_object *params, bool force)
+{
+	char *buf;
+	size_t len;
+	int r;
+
+	r = vl_encode_error(name, params, &buf, &len);
+	json_object_put(params);
+	return r < 0 ? r : client_queue(c, buf, len, force);
+}
+
+/* Consumes params. */
+static int client_send_reply(struct client *c, json_object *params)
+{
+	char *buf;
+	size_t len;
+	int r;
+
+	r = vl_encode_reply(params, &buf, &len);
+	json_object_put(params);
+	return r < 0 ? r : client_queue(c, buf, len, false);
+}
+
+static json_object *params_string(const char *key, const char *value)
+{
+	json_object *o = json_object_new_object();
+
+	if (o)
+		json_object_object_add(o, key, json_object_new_string(value));
+	return o;
+}
+
+/* The stream can no longer be trusted: answer once, then close. */
+static int client_protocol_error(struct client *c, const char *name, json_object *params)
+{
+	c->server->stats.protocol_errors++;
+	c->closing = true;
+	if (control_ratelimit(c->server))
+		control_log(c->server, LOG_INFO, "control: protocol error from pid %d uid %u",
+			    (int)c->caller.pid, (unsigned)c->caller.uid);
+	return client_send_error(c, name, params, true);
+}
+
+static int service_get_info(struct control_server *s, json_object **ret_reply)
+{
+	json_object *o = json_object_new_object(), *ifaces = json_object_new_array();
+
+	if (!o || !ifaces) {
+		json_object_put(o);
+		json_object_put(ifaces);
+		return -ENOMEM;
+	}
+	json_object_object_add(o, "vendor", json_object_new_string("coresched"));
+	json_object_object_add(o, "product", json_object_new_string("coreschedd"));
+	json_object_object_add(o, "version", json_object_new_string(s->cfg.version));
+	json_object_object_add(o, "url", json_object_new_string(s->cfg.url));
+	json_object_array_add(ifaces, json_object_new_string(SERVICE_INTERFACE));
+	json_object_array_add(ifaces, json_object_new_string(CONTROL_INTERFACE));
+	json_object_object_add(o, "interfaces", ifaces);
+	*ret_reply = o;
+	return 0;
+}
+
+static int service_describe(struct control_server *s, json_object *params,
+			    json_object **ret_reply, struct control_error *ret_error)
+{
+	const char *text = NULL, *name;
+	json_object *v;
+
+	if (!json_object_object_get_ex(params, "interface", &v) ||
+	    !json_object_is_type(v, json_type_string)) {
+		ret_error->name = VL_ERROR_INVALID_PARAMETER;
+		ret_error->params = params_string("parameter", "interface");
+		return -EINVAL;
+	}
+	name = json_object_get_string(v);
+	if (strcmp(name, SERVICE_INTERFACE) == 0)
+		text = control_service_description;
+	else if (strcmp(name, CONTROL_INTERFACE) == 0)
+		text = s->cfg.interface_description;
+	if (!text) {
+		ret_error->name = VL_ERROR_INTERFACE_NOT_FOUND;
+		ret_error->params = params_string("interface", name);
+		return -ENOENT;
+	}
+	*ret_reply = params_string("description", text);
+	return *ret_reply ? 0 : -ENOMEM;
+}
+
+static bool interface_known(const struct control_server *s, const char *method)
+{
+	size_t len = (size_t)(strrchr(method, '.') - method);
+
+	if (len == strlen(SERVICE_INTERFACE) && strncmp(method, SERVICE_INTERFACE, len) == 0)
+		return true;
+	for (size_t i = 0; i < s->n_methods; i++)
+		if (strncmp(s->methods[i].name, method, len) == 0 && s->methods[i].name[len] == '.')
+			return true;
+	return false;
+}
+
+/* Runs a built-in or a handler; every outcome is a reply or an error. */
+static int server_call(struct control_server *s, const struct control_caller *caller,
+		       const struct vl_call *call, json_object **ret_reply,
+		       struct control_error *ret_error)
+{
+	if (call->more || call->upgrade) {
+		ret_error->name = VL_ERROR_INVALID_PARAMETER;
+		ret_error->params = params_string("parameter", call->more ? "more" : "upgrade");
+		return -EOPNOTSUPP;
+	}
+	if (strcmp(call->method, SERVICE_INTERFACE ".GetInfo") == 0)
+		return service_get_info(s, ret_reply);
+	if (strcmp(call->method, SERVICE_INTERFACE ".GetInterfaceDescription") == 0)
+		return service_describe(s, call->params, ret_reply, ret_error);
+	for (size_t i = 0; i < s->n_methods; i++)
+		if (strcmp(s->methods[i].name, call->method) == 0)
+			return s->methods[i].fn(s->userdata, caller, call->params, ret_reply,
+						ret_error);
+	if (interface_known(s, call->method)) {
+		ret_error->name = VL_ERROR_METHOD_NOT_FOUND;
+		ret_error->params = params_string("method", call->method);
+	} else {
+		size_t len = (size_t)(strrchr(call->method, '.') - call->method);
+		char iface[256];
+
+		snprintf(iface, sizeof(iface), "%.*s", (int)len, call->method);
+		ret_error->name = VL_ERROR_INTERFACE_NOT_FOUND;
+		ret_error->params = params_string("interface", iface);
+	}
+	return -ENOENT;
+}
+
+static int client_answer(struct client *c, const struct vl_call *call)
+{
+	struct control_error err = { 0 };
+	json_object *reply = NULL;
+	int r;
+
+	r = server_call(c->server, &c->caller, call, &reply, &err);
+	if (call->oneway) {
+		json_object_put(reply);
+		json_object_put(err.params);
+		return 0;
+	}
+	if (r >= 0) {
+		json_object_put(err.params);
+		return client_send_reply(c, reply);
+	}
+	json_object_put(reply);
+	if (!err.name) {
+		json_object_put(err.params);
+		err.name = CONTROL_ERROR_INTERNAL;
+		err.params = params_string("reason", strerror(-r));
+	}
+	return client_send_error(c, err.name, err.params, false);
+}
+
+static int client_dispatch(struct client *c, const char *msg, size_t len)
+{
+	struct vl_call call;
+	const char *ename;
+	json_object *eparams;
+	int r;
+
+	r = vl_decode_call(msg, len, &call, &ename, &eparams);
+	if (r == -EBADMSG)
+		return client_protocol_error(c, ename, eparams);
+	if (r == -EINVAL)
+		return client_send_error(c, ename, eparams, false);
+	if (r < 0)
+		return r;
+	r = client_answer(c, &call);
+	vl_call_done(&call);
+	return r;
+}
+
+/* One read per wakeup: level-triggered epoll brings us back for more,
+ * so one busy client can't starve the others. */
+static int client_read(struct client *c)
+{
+	const char *msg;
+	size_t room, len;
+	ssize_t n;
+	char *p;
+	int r;
+
+	r = vl_buffer_space(c->in, &p, &room);
+	if (r == -EMSGSIZE)
+		return client_protocol_error(c, VL_ERROR_INVALID_PARAMETER,
+					     params_string("parameter", "message"));
+	if (r < 0)
+		return r;
+	n = recv(c->caller.fd, p, room, MSG_DONTWAIT);
+	if (n < 0)
+		return errno == EAGAIN || errno == EINTR ? 0 : -errno;
+	if (n == 0) {
+		c->closing = true; /* a partial message at EOF has no one to answer */
+		return 0;
+	}
+	vl_buffer_advance(c->in, (size_t)n);
+	while (!c->closing && (r = vl_buffer_next(c->in, &msg, &len)) > 0) {
+		c->progress = true;
+		r = client_dispatch(c, msg, len);
+		/* Flushing between replies keeps the output limit about what the
+		 * peer leaves unread, not about how many requests it pipelined. */
+		if (r >= 0)
+			r = client_flush(c);
+		if (r < 0)
+			return r;
+	}
+	if (r == -EMSGSIZE)
+		return client_protocol_error(c, VL_ERROR_INVALID_PARAMETER,
+					     params_string("parameter", "message"));
+	return 0;
+}
+
+/* Settles the client after an event: closes it when done, else polls for
+ * what it needs and keeps the deadline running while it owes or is owed a
+ * message. */
+static int client_update(struct client *c)
+{
+	struct control_server *s = c->server;
+	bool out = client_out_pending(c) > 0;
+	bool busy = out || (!c->closing && vl_buffer_pending(c->in) > 0);
+	int r;
+
+	if (c->closing && !out)
+		return -ECONNRESET;
+	r = sd_event_source_set_io_events(c->io, (c->closing ? 0 : EPOLLIN) | (out ? EPOLLOUT : 0));
+	if (r < 0)
+		return r;
+	if (!busy) {
+		c->timer_armed = false;
+		return sd_event_source_set_enabled(c->timer, SD_EVENT_OFF);
+	}
+	if (c->timer_armed && !c->progress)
+		return 0;
+	c->progress = false;
+	c->timer_armed = true;
+	r = sd_event_source_set_time_relative(c->timer, s->cfg.read_deadline_usec);
+	return r < 0 ? r : sd_event_source_set_enabled(c->timer, SD_EVENT_ONESHOT);
+}
+
+static int on_client_io(sd_event_source *src, int fd, uint32_t revents, void *userdata)
+{
+	struct client *c = userdata;
+	int r = 0;
+
+	(void)src;
+	(void)fd;
+	if (revents & EPOLLOUT)
+		r = client_flush(c);
+	if (r >= 0 && !c->closing && (revents & (EPOLLIN | EPOLLHUP | EPOLLERR)))
+		r = client_read(c);
+	else if (r >= 0 && (revents & (EPOLLHUP | EPOLLERR)))
+		r = client_flush(c); /* closing: fails now if the peer is gone */
+	if (r == -ENOBUFS) {
+		client_drop(c, "too much unread output");
+		return 0;
+	}
+	if (r >= 0)
+		r = client_update(c);
+	if (r < 0)
+		client_free(c);
+	return 0;
+}
+
+static int on_client_timer(sd_event_source *src, uint64_t usec, void *userdata)
+{
+	(void)src;
+	(void)usec;
+	client_drop(userdata, "deadline passed");
+	return 0;
+}
+
+static unsigned clients_of_uid(const struct control_server *s, uid_t uid)
+{
+	unsigned n = 0;
+
+	for (const struct client *c = s->clients; c; c = c->next)
+		n += c->caller.uid == uid;
+	return n;
+}
+
+static int client_new(struct control_server *s, int fd, const struct ucred *cred)
+{
+	struct client *c = calloc(1, sizeof(*c));
+	int r = -ENOMEM;
+
+	if (!c)
+		return -ENOMEM;
+	c->server = s;
+	c->caller = (struct control_caller){ cred->uid, cred->gid, cred->pid, fd };
+	c->in = vl_buffer_new(VL_MESSAGE_MAX);
+	if (!c->in)
+		goto fail;
+	r = sd_event_add_io(s->event, &c->io, fd, EPOLLIN, on_client_io, c);
+	if (r < 0)
+		goto fail;
+	r = sd_event_add_time_relative(s->event, &c->timer, CLOCK_MONOTONIC,
+				       s->cfg.read_deadline_usec, 0, on_client_timer, c);
+	if (r < 0)
+		goto fail;
+	(void)sd_event_source_set_enabled(c->timer, SD_EVENT_OFF);
+	c->next = s->clients;
+	if (c->next)
+		c->next->prev = c;
+	s->clients = c;
+	s->stats.clients++;
+	s->stats.accepted++;
+	return 0;
+fail:
+	sd_event_source_disable_unref(c->io);
+	vl_buffer_free(c->in);
+	free(c);
+	return r;
+}
+
+/* Closing at once keeps the listening socket from staying readable. */
+static void client_admit(struct control_server *s, int fd)
+{
+	struct ucred cred = { .pid = 0, .uid = (uid_t)-1, .gid = (gid_t)-1 };
+	socklen_t len = sizeof(cred);
+	const char *why = NULL;
+
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) < 0)
+		why = "no peer credentials";
+	else if (s->stats.clients >= s->cfg.max_clients)
+		why = "too many clients";
+	else if (clients_of_uid(s, cred.uid) >= s->cfg.max_clients_per_uid)
+		why = "too many clients for its uid";
+	else if (client_new(s, fd, &cred) < 0)
+		why = "out of memory";
+	if (!why)
+		return;
+	s->stats.rejected++;
+	if (control_ratelimit(s))
+		control_log(s, LOG_WARNING, "control: refusing client pid %d uid %u: %s",
+			    (int)cred.pid, (unsigned)cred.uid, why);
+	close(fd);
+}
+
+static int on_accept_retry(sd_event_source *src, uint64_t usec, void *userdata)
+{
+	struct control_server *s = userdata;
+
+	(void)src;
+	(void)usec;
+	return sd_event_source_set_enabled(s->listen_source, SD_EVENT_ON);
+}
+
+/* Out of descriptors or memory: the pending connection stays queued and
+ * the socket readable, so stop polling it for a while instead of spinning. */
+static void server_pause_accept(struct control_server *s, int error)
+{
+	int r;
+
+	if (control_ratelimit(s))
+		control_log(s, LOG_ERR, "control: accept failed: %s, pausing", strerror(error));
+	r = sd_event_source_set_enabled(s->listen_source, SD_EVENT_OFF);
+	if (r >= 0 && !s->retry_source)
+		r = sd_event_add_time_relative(s->event, &s->retry_source, CLOCK_MONOTONIC,
+					       ACCEPT_RETRY_USEC, 0, on_accept_retry, s);
+	else if (r >= 0)
+		r = sd_event_source_set_time_relative(s->retry_source, ACCEPT_RETRY_USEC);
+	if (r >= 0)
+		r = sd_event_source_set_enabled(s->retry_source, SD_EVENT_ONESHOT);
+	if (r < 0) /* without a retry timer, keep polling rather than go deaf */
+		(void)sd_event_source_set_enabled(s->listen_source, SD_EVENT_ON);
+}
+
+static int on_listen(sd_event_source *src, int fd, uint32_t revents, void *userdata)
+{
+	struct control_server *s = userdata;
+
+	(void)src;
+	(void)revents;
+	for (int i = 0; i < ACCEPTS_PER_WAKEUP; i++) {
+		int cfd = accept4(fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+
+		if (cfd >= 0) {
+			client_admit(s, cfd);
+			continue;
+		}
+		if (errno == EINTR || errno == ECONNABORTED || errno == EPROTO)
+			continue;
+		if (errno != EAGAIN)
+			server_pause_accept(s, errno);
+		break;
+	}
+	return 0;
+}
+
+static void config_defaults(struct control_config *c)
+{
+	if (!c->max_clients)
+		c->max_clients = DEFAULT_MAX_CLIENTS;
+	if (!c->max_clients_per_uid)
+		c->max_clients_per_uid = DEFAULT_MAX_CLIENTS_PER_UID;
+	if (!c->read_deadline_usec)
+		c->read_deadline_usec = DEFAULT_READ_DEADLINE_USEC;
+	if (!c->max_output_bytes)
+		c->max_output_bytes = DEFAULT_MAX_OUTPUT_BYTES;
+	if (!c->version)
+		c->version = VERSION;
+	if (!c->url)
+		c->url = "";
+}
+
+static int server_listen(struct control_server *s, const struct control_config *cfg)
+{
+	bool ours = cfg->listen_fd <= 0;
+	int fd = cfg->listen_fd, r;
+
+	r = ours ? control_socket_bind(cfg->socket_path, &fd) : control_socket_adopt(fd);
+	if (r < 0)
+		return r;
+	if (ours && !(s->bound_path = strdup(cfg->socket_path)))
+		r = -ENOMEM;
+	if (r >= 0)
+		r = sd_event_add_io(s->event, &s->listen_source, fd, EPOLLIN, on_listen, s);
+	if (r < 0) {
+		if (ours) { /* undo the bind; an adopted socket stays the caller's */
+			close(fd);
+			unlink(cfg->socket_path);
+			free(s->bound_path);
+			s->bound_path = NULL;
+		}
+		return r;
+	}
+	s->listen_fd = fd;
+	return 0;
+}
+
+int control_new(sd_event *e, const struct control_config *cfg,
+		const struct control_method *methods, size_t n_methods, void *userdata,
+		struct control_server **ret)
+{
+	struct control_server *s;
+	int r;
+
+	if (!e || !cfg || (cfg->listen_fd <= 0 && !cfg->socket_path))
+		return -EINVAL;
+	for (size_t i = 0; i < n_methods; i++)
+		if (!methods[i].fn || !vl_method_name_valid(methods[i].name))
+			return -EINVAL;
+	s = calloc(1, sizeof(*s));
+	if (!s)
+		return -ENOMEM;
+	s->event = sd_event_ref(e);
+	s->listen_fd = -1;
+	s->cfg = *cfg;
+	config_defaults(&s->cfg);
+	s->methods = methods;
+	s->n_methods = n_methods;
+	s->userdata = userdata;
+	r = server_listen(s, cfg);
+	if (r < 0) {
+		control_free(s);
+		return r;
+	}
+	*ret = s;
+	return 0;
+}
+
+struct control_server *control_free(struct control_server *s)
+{
+	if (!s)
+		return NULL;
+	while (s->clients)
+		client_free(s->clients);
+	sd_event_source_disable_unref(s->listen_source);
+	sd_event_source_disable_unref(s->retry_source);
+	if (s->listen_fd >= 0)
+		close(s->listen_fd);
+	if (s->bound_path)
+		unlink(s->bound_path);
+	free(s->bound_path);
+	sd_event_unref(s->event);
+	free(s);
+	return NULL;
+}
+
+void control_get_stats(const struct control_server *s, struct control_stats *ret)
+{
+	*ret = s->stats;
+}

@@ -2,6 +2,7 @@
 /* The netlink proc connector: process events from the kernel. */
 #pragma once
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -27,9 +28,12 @@ struct procmon_event {
 /* Open a NETLINK_CONNECTOR socket (non-blocking, close-on-exec), bind it to
  * CN_IDX_PROC, set SO_RCVBUFFORCE to rcvbuf when non-zero (falling back to
  * SO_RCVBUF), send PROC_CN_MCAST_LISTEN and wait up to 1 s for the
- * kernel's ack: a missing or failed ack is an error (-EPERM outside the
- * initial namespaces, where the kernel drops the request silently).
- * Returns the fd or a negative errno. */
+ * kernel's ack: a missing or failed ack is an error. Outside the initial
+ * user and pid namespaces the kernel drops the request silently, which
+ * shows as -ETIMEDOUT; a refusal in the ack (before 6.6: no CAP_NET_ADMIN)
+ * is returned as its negative errno, e.g. -EPERM. Events that arrive
+ * before the ack are kept for the first procmon_receive() (see
+ * procmon_pending()). Returns the fd or a negative errno. */
 int procmon_open(unsigned rcvbuf);
 
 /* Receive and decode everything queued on fd without blocking, calling fn
@@ -41,8 +45,17 @@ int procmon_open(unsigned rcvbuf);
 typedef void (*procmon_fn)(void *userdata, const struct procmon_event *ev);
 int procmon_receive(int fd, size_t max_events, procmon_fn fn, void *userdata);
 
+/* True when procmon_receive(fd, ...) has something to hand out without
+ * reading the socket: events held back by procmon_open() (they arrived
+ * before the ack) or beyond a previous call's max_events, or a loss to
+ * report. A poll loop calls procmon_receive() again, without waiting for
+ * POLLIN, while this holds. Process-wide state: one socket per process. */
+bool procmon_pending(int fd);
+
 /* Pure: decode one datagram as read from the socket (netlink header(s),
  * cn_msg, proc_event). Returns the number of events passed to fn, or
- * -EBADMSG for a malformed buffer (every length is checked; fuzzed). Events
- * of kinds not listed above are skipped silently. */
+ * -EBADMSG for a malformed buffer (every length is checked; fuzzed); fn
+ * may have been called for the messages before the malformed one. Events
+ * of kinds not listed above, NLMSG_NOOP and messages of other connector
+ * users are skipped silently; NLMSG_ERROR and NLMSG_OVERRUN are -EBADMSG. */
 int procmon_decode(const void *buf, size_t len, procmon_fn fn, void *userdata);

@@ -1,0 +1,470 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* The netlink proc connector: subscribing, receiving, decoding.
+ *
+ * Events that arrive while procmon_open() waits for the kernel's ack, and
+ * events of a datagram beyond a procmon_receive() call's max_events, are
+ * held in a small queue that the next procmon_receive() on the same fd
+ * hands out first. If that queue overflows, the next procmon_receive()
+ * reports -ENOBUFS, exactly as a kernel-side loss would be reported. The
+ * queue is process-wide: one event loop owns one proc connector socket. */
+#include "procmon.h"
+
+#include <errno.h>
+#include <poll.h>
+#include <stdbool.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <linux/cn_proc.h>
+#include <linux/connector.h>
+#include <linux/netlink.h>
+
+#define ACK_TIMEOUT_MS 1000
+#define HOLD_MAX 128
+#define RECV_BUF_SIZE 8192
+
+/* ---- decoding ------------------------------------------------------------ */
+
+/* Called once per proc connector message with local, aligned copies. A
+ * negative return stops decoding and is passed through. */
+typedef int (*raw_fn)(void *userdata, const struct cn_msg *cn, const struct proc_event *ev);
+
+#define EVENT_HEAD_SIZE offsetof(struct proc_event, event_data)
+
+/* Bytes of a proc_event of this kind that must be present before any of its
+ * fields is read; 0 for kinds we do not decode. */
+static size_t event_size(uint32_t what)
+{
+	struct proc_event *ev = NULL;
+
+	switch (what) {
+	case PROC_EVENT_NONE:
+		return EVENT_HEAD_SIZE + sizeof(ev->event_data.ack);
+	case PROC_EVENT_FORK:
+		return EVENT_HEAD_SIZE + sizeof(ev->event_data.fork);
+	case PROC_EVENT_EXEC:
+		return EVENT_HEAD_SIZE + sizeof(ev->event_data.exec);
+	case PROC_EVENT_UID:
+	case PROC_EVENT_GID:
+		return EVENT_HEAD_SIZE + sizeof(ev->event_data.id);
+	case PROC_EVENT_COMM:
+		return EVENT_HEAD_SIZE + sizeof(ev->event_data.comm);
+	case PROC_EVENT_EXIT:
+		return EVENT_HEAD_SIZE + sizeof(ev->event_data.exit);
+	default:
+		return 0;
+	}
+}
+
+/* One netlink message's payload (after the nlmsghdr): a cn_msg and the
+ * proc_event it carries. 0 when skipped or handled, negative on error. */
+static int decode_payload(const unsigned char *p, size_t len, raw_fn fn, void *userdata)
+{
+	struct cn_msg cn;
+	struct proc_event ev;
+	uint32_t what;
+	size_t need;
+
+	if (len < sizeof(cn))
+		return -EBADMSG;
+	memcpy(&cn, p, sizeof(cn));
+	if (cn.id.idx != CN_IDX_PROC || cn.id.val != CN_VAL_PROC)
+		return 0; /* another connector user's message */
+	if (cn.len > len - sizeof(cn) || cn.len < EVENT_HEAD_SIZE)
+		return -EBADMSG;
+	p += sizeof(cn);
+	memcpy(&what, p, sizeof(what));
+	need = event_size(what);
+	if (need == 0)
+		return 0; /* a kind we do not follow (SID, PTRACE, COREDUMP, newer) */
+	if (cn.len < need)
+		return -EBADMSG;
+	memset(&ev, 0, sizeof(ev));
+	memcpy(&ev, p, need);
+	return fn(userdata, &cn, &ev);
+}
+
+/* Walk the netlink messages of one datagram. The buffer may be unaligned
+ * (fuzzers, callers' buffers): headers are copied out, never dereferenced. */
+static int decode_datagram(const void *buf, size_t len, raw_fn fn, void *userdata)
+{
+	const unsigned char *p = buf;
+	struct nlmsghdr nh;
+	size_t step;
+	int r;
+
+	while (len > 0) {
+		if (len < sizeof(nh))
+			return -EBADMSG;
+		memcpy(&nh, p, sizeof(nh));
+		if (nh.nlmsg_len < NLMSG_HDRLEN || nh.nlmsg_len > len)
+			return -EBADMSG;
+		if (nh.nlmsg_type == NLMSG_ERROR || nh.nlmsg_type == NLMSG_OVERRUN)
+			return -EBADMSG;
+		/* The connector sends NLMSG_DONE; NOOP and anything else is not an event. */
+		if (nh.nlmsg_type == NLMSG_DONE) {
+			r = decode_payload(p + NLMSG_HDRLEN, nh.nlmsg_len - NLMSG_HDRLEN, fn, userdata);
+			if (r < 0)
+				return r;
+		}
+		/* Alignment padding after the last message may be absent. */
+		step = NLMSG_ALIGN(nh.nlmsg_len);
+		if (step > len)
+			step = len;
+		p += step;
+		len -= step;
+	}
+	return 0;
+}
+
+/* false for kinds struct procmon_event does not carry (the ack). */
+static bool event_map(const struct proc_event *ev, struct procmon_event *ret)
+{
+	static const struct {
+		uint32_t what;
+		enum procmon_kind kind;
+	} kinds[] = {
+		{ PROC_EVENT_FORK, PROCMON_FORK }, { PROC_EVENT_EXEC, PROCMON_EXEC },
+		{ PROC_EVENT_UID, PROCMON_UID },   { PROC_EVENT_GID, PROCMON_GID },
+		{ PROC_EVENT_COMM, PROCMON_COMM }, { PROC_EVENT_EXIT, PROCMON_EXIT },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++)
+		if ((uint32_t)ev->what == kinds[i].what)
+			break;
+	if (i == sizeof(kinds) / sizeof(kinds[0]))
+		return false;
+
+	memset(ret, 0, sizeof(*ret));
+	ret->kind = kinds[i].kind;
+	ret->timestamp_ns = ev->timestamp_ns;
+	if (ret->kind == PROCMON_FORK) {
+		ret->pid = ev->event_data.fork.child_pid;
+		ret->tgid = ev->event_data.fork.child_tgid;
+		ret->parent_pid = ev->event_data.fork.parent_pid;
+		ret->parent_tgid = ev->event_data.fork.parent_tgid;
+	} else {
+		/* Every other kind starts with process_pid, process_tgid. */
+		ret->pid = ev->event_data.exec.process_pid;
+		ret->tgid = ev->event_data.exec.process_tgid;
+	}
+	return true;
+}
+
+struct decode_ctx {
+	procmon_fn fn;
+	void *userdata;
+	int count;
+};
+
+static int decode_one(void *userdata, const struct cn_msg *cn, const struct proc_event *ev)
+{
+	struct decode_ctx *ctx = userdata;
+	struct procmon_event out;
+
+	(void)cn;
+	if (!event_map(ev, &out))
+		return 0;
+	ctx->fn(ctx->userdata, &out);
+	ctx->count++;
+	return 0;
+}
+
+int procmon_decode(const void *buf, size_t len, procmon_fn fn, void *userdata)
+{
+	struct decode_ctx ctx = { .fn = fn, .userdata = userdata };
+	int r;
+
+	r = decode_datagram(buf, len, decode_one, &ctx);
+	return r < 0 ? r : ctx.count;
+}
+
+/* ---- events held back for the next procmon_receive() --------------------- */
+
+static struct {
+	int fd;
+	bool lost; /* the queue overflowed: report -ENOBUFS once */
+	size_t head, count;
+	struct procmon_event ev[HOLD_MAX];
+} held = { .fd = -1 };
+
+static void hold_reset(int fd)
+{
+	held.fd = fd;
+	held.lost = false;
+	held.head = held.count = 0;
+}
+
+static void hold_push(const struct procmon_event *ev)
+{
+	if (held.count == 0)
+		held.head = 0;
+	if (held.head + held.count >= HOLD_MAX) {
+		held.lost = true;
+		return;
+	}
+	held.ev[held.head + held.count++] = *ev;
+}
+
+bool procmon_pending(int fd)
+{
+	return fd >= 0 && held.fd == fd && (held.count > 0 || held.lost);
+}
+
+/* ---- subscribing ----------------------------------------------------------- */
+
+static int set_rcvbuf(int fd, unsigned rcvbuf)
+{
+	int v = rcvbuf > (unsigned)INT32_MAX ? INT32_MAX : (int)rcvbuf;
+
+	if (setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &v, sizeof(v)) == 0)
+		return 0;
+	/* Without CAP_NET_ADMIN: capped by net.core.rmem_max, still better than nothing. */
+	if (setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &v, sizeof(v)) == 0)
+		return 0;
+	return -errno;
+}
+
+static int send_listen(int fd, uint32_t ack)
+{
+	struct {
+		struct nlmsghdr nh;
+		struct cn_msg cn;
+		enum proc_cn_mcast_op op;
+	} __attribute__((packed)) req;
+	struct sockaddr_nl kernel = { .nl_family = AF_NETLINK };
+
+	_Static_assert(sizeof(req) == NLMSG_HDRLEN + sizeof(struct cn_msg) + sizeof(enum proc_cn_mcast_op),
+		       "no padding between netlink header, cn_msg and operation");
+	memset(&req, 0, sizeof(req));
+	req.nh.nlmsg_len = sizeof(req);
+	req.nh.nlmsg_type = NLMSG_DONE;
+	req.cn.id.idx = CN_IDX_PROC;
+	req.cn.id.val = CN_VAL_PROC;
+	req.cn.seq = ack;
+	req.cn.ack = ack;
+	req.cn.len = sizeof(req.op);
+	req.op = PROC_CN_MCAST_LISTEN;
+	if (sendto(fd, &req, sizeof(req), 0, (struct sockaddr *)&kernel, sizeof(kernel)) < 0)
+		return -errno;
+	return 0;
+}
+
+struct ack_ctx {
+	uint32_t ack; /* the ack number we sent */
+	bool acked;
+	uint32_t err;
+};
+
+/* The ack is multicast to every listener: ours carries our ack + 1. Its seq
+ * is not ours: the kernel overwrites it with a per-CPU event counter. */
+static int ack_or_hold(void *userdata, const struct cn_msg *cn, const struct proc_event *ev)
+{
+	struct ack_ctx *ctx = userdata;
+	struct procmon_event out;
+
+	if (ev->what == PROC_EVENT_NONE) {
+		if (cn->ack == ctx->ack + 1 && !ctx->acked) {
+			ctx->acked = true;
+			ctx->err = ev->event_data.ack.err;
+		}
+		return 0;
+	}
+	if (event_map(ev, &out))
+		hold_push(&out);
+	return 0;
+}
+
+/* Read every queued datagram from the kernel, or -errno. */
+static int drain_for_ack(int fd, struct ack_ctx *ctx)
+{
+	_Alignas(struct nlmsghdr) unsigned char buf[RECV_BUF_SIZE];
+	struct sockaddr_nl from;
+	socklen_t fromlen;
+	ssize_t n;
+
+	for (;;) {
+		fromlen = sizeof(from);
+		n = recvfrom(fd, buf, sizeof(buf), MSG_DONTWAIT, (struct sockaddr *)&from, &fromlen);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			if (errno == EAGAIN || errno == EWOULDBLOCK)
+				return 0;
+			if (errno == ENOBUFS) {
+				held.lost = true; /* the ack itself may be gone: we may time out */
+				continue;
+			}
+			return -errno;
+		}
+		if (fromlen < sizeof(from) || from.nl_pid != 0)
+			continue;
+		/* Malformed datagrams cannot be the ack; their events are lost. */
+		if (decode_datagram(buf, (size_t)n, ack_or_hold, ctx) < 0)
+			held.lost = true;
+	}
+}
+
+static int64_t now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static int wait_ack(int fd, uint32_t ack)
+{
+	struct ack_ctx ctx = { .ack = ack };
+	int64_t deadline = now_ms() + ACK_TIMEOUT_MS, left;
+	struct pollfd pfd = { .fd = fd, .events = POLLIN };
+	int r;
+
+	for (;;) {
+		r = drain_for_ack(fd, &ctx);
+		if (r < 0)
+			return r;
+		if (ctx.acked)
+			return ctx.err ? -(int)ctx.err : 0;
+		left = deadline - now_ms();
+		if (left <= 0)
+			return -ETIMEDOUT;
+		r = poll(&pfd, 1, (int)left);
+		if (r < 0 && errno != EINTR)
+			return -errno;
+	}
+}
+
+static int subscribe(int fd, unsigned rcvbuf)
+{
+	struct sockaddr_nl addr = { .nl_family = AF_NETLINK, .nl_groups = CN_IDX_PROC };
+	socklen_t addrlen = sizeof(addr);
+	int r;
+
+	if (rcvbuf) {
+		r = set_rcvbuf(fd, rcvbuf);
+		if (r < 0)
+			return r;
+	}
+	if (bind(fd, (struct sockaddr *)&addr, sizeof(addr)) < 0)
+		return -errno;
+	/* The port id the kernel chose is unique among netlink sockets: an
+	 * ack number that no other listener's request can carry. */
+	if (getsockname(fd, (struct sockaddr *)&addr, &addrlen) < 0)
+		return -errno;
+	hold_reset(fd);
+	r = send_listen(fd, addr.nl_pid);
+	if (r < 0)
+		return r;
+	return wait_ack(fd, addr.nl_pid);
+}
+
+int procmon_open(unsigned rcvbuf)
+{
+	int fd, r;
+
+	fd = socket(PF_NETLINK, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, NETLINK_CONNECTOR);
+	if (fd < 0)
+		return -errno;
+	r = subscribe(fd, rcvbuf);
+	if (r < 0) {
+		if (held.fd == fd)
+			hold_reset(-1);
+		close(fd);
+		return r;
+	}
+	return fd;
+}
+
+/* ---- receiving --------------------------------------------------------------- */
+
+struct recv_ctx {
+	procmon_fn fn;
+	void *userdata;
+	size_t count, max;
+};
+
+static int deliver_or_hold(void *userdata, const struct cn_msg *cn, const struct proc_event *ev)
+{
+	struct recv_ctx *ctx = userdata;
+	struct procmon_event out;
+
+	(void)cn;
+	if (!event_map(ev, &out))
+		return 0;
+	if (ctx->count < ctx->max) {
+		ctx->fn(ctx->userdata, &out);
+		ctx->count++;
+	} else {
+		hold_push(&out);
+	}
+	return 0;
+}
+
+/* Events held back for this fd first; -ENOBUFS if some were lost. */
+static int deliver_held(int fd, struct recv_ctx *ctx)
+{
+	if (held.fd != fd)
+		return 0;
+	if (held.lost) {
+		held.lost = false;
+		return -ENOBUFS;
+	}
+	while (held.count > 0 && ctx->count < ctx->max) {
+		ctx->fn(ctx->userdata, &held.ev[held.head]);
+		held.head++;
+		held.count--;
+		ctx->count++;
+	}
+	return 0;
+}
+
+/* One datagram: 1 when one was handled, 0 when none was queued, or -errno. */
+static int receive_one(int fd, struct recv_ctx *ctx)
+{
+	_Alignas(struct nlmsghdr) unsigned char buf[RECV_BUF_SIZE];
+	struct sockaddr_nl from;
+	socklen_t fromlen = sizeof(from);
+	ssize_t n;
+	int r;
+
+	do
+		n = recvfrom(fd, buf, sizeof(buf), MSG_DONTWAIT | MSG_TRUNC,
+			     (struct sockaddr *)&from, &fromlen);
+	while (n < 0 && errno == EINTR);
+	if (n < 0)
+		return errno == EAGAIN || errno == EWOULDBLOCK ? 0 : -errno;
+	if (fromlen < sizeof(from) || from.nl_pid != 0)
+		return 1; /* not from the kernel: dropped */
+	if ((size_t)n > sizeof(buf))
+		return -EMSGSIZE;
+	if (held.fd != fd)
+		hold_reset(fd);
+	r = decode_datagram(buf, (size_t)n, deliver_or_hold, ctx);
+	return r < 0 ? r : 1;
+}
+
+int procmon_receive(int fd, size_t max_events, procmon_fn fn, void *userdata)
+{
+	struct recv_ctx ctx = { .fn = fn, .userdata = userdata, .max = max_events };
+	int r;
+
+	if (fd < 0 || !fn)
+		return -EINVAL;
+	if (max_events > INT32_MAX)
+		ctx.max = INT32_MAX;
+	r = deliver_held(fd, &ctx);
+	if (r < 0)
+		return r;
+	while (ctx.count < ctx.max) {
+		r = receive_one(fd, &ctx);
+		if (r < 0)
+			return r;
+		if (r == 0)
+			break;
+	}
+	return (int)ctx.count;
+}

@@ -32,7 +32,8 @@ struct vl_buffer *vl_buffer_free(struct vl_buffer *b);
 int vl_buffer_space(struct vl_buffer *b, char **ret_ptr, size_t *ret_len);
 /* Record that n bytes were written into the room vl_buffer_space() gave. */
 void vl_buffer_advance(struct vl_buffer *b, size_t n);
-/* Copy in as much of data as fits; returns the number of bytes taken. */
+/* Copies in as much of data as fits; returns the number of bytes taken.
+ * Fewer than len: take complete messages with vl_buffer_next(), feed again. */
 int vl_buffer_feed(struct vl_buffer *b, const void *data, size_t len);
 /* 1 and the next complete message (terminator excluded; valid until the
  * next vl_buffer_space/feed), 0 when none is complete yet, -EMSGSIZE when a

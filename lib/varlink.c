@@ -99,24 +99,25 @@ void vl_buffer_advance(struct vl_buffer *b, size_t n)
 
 int vl_buffer_feed(struct vl_buffer *b, const void *data, size_t len)
 {
-	size_t room;
+	size_t taken = 0, room;
 	char *p;
 	int r;
 
-	if (len == 0)
-		return 0;
-	r = vl_buffer_space(b, &p, &room);
-	if (r == -ENOBUFS)
-		return 0;
-	if (r < 0)
-		return r;
-	if (room > len)
-		room = len;
-	if (room > INT_MAX)
-		room = INT_MAX;
-	memcpy(p, data, room);
-	vl_buffer_advance(b, room);
-	return (int)room;
+	if (len > INT_MAX)
+		len = INT_MAX;
+	while (taken < len) {
+		r = vl_buffer_space(b, &p, &room);
+		if (r == -ENOBUFS)
+			break;
+		if (r < 0)
+			return r;
+		if (room > len - taken)
+			room = len - taken;
+		memcpy(p, (const char *)data + taken, room);
+		vl_buffer_advance(b, room);
+		taken += room;
+	}
+	return (int)taken;
 }
 
 int vl_buffer_next(struct vl_buffer *b, const char **ret_msg, size_t *ret_len)

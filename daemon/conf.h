@@ -154,7 +154,7 @@ struct match_result {
 int rules_match(const struct conf *c, const struct match_input *in, struct match_result *ret);
 
 /* For `explain`: calls fn once per group in evaluation order with whether it
- * matched and a one-line reason ("MatchExe=/usr/bin/* matched /usr/bin/cc",
+ * matched and a one-line reason ("MatchExe=/usr/bin/c? matched /usr/bin/cc",
  * "MatchUser=alice: uid 1000 is not listed"). */
 typedef void (*rules_explain_fn)(void *userdata, const struct group *g, bool matched, const char *reason);
 void rules_explain(const struct conf *c, const struct match_input *in, rules_explain_fn fn, void *userdata);

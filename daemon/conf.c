@@ -1,0 +1,577 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* Loading coreschedd's configuration: which files, in which order, and the
+ * grammar of one file. libinih splits Key=value lines; our own line reader
+ * in front of it counts lines, rejects over-long ones and handles section
+ * headers, because the packaged libinih truncates long lines and section
+ * names and then reports shifted line numbers. */
+#define _GNU_SOURCE /* asprintf */
+#include <dirent.h>
+#include <errno.h>
+#include <ini.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+
+#include "conf-internal.h"
+
+#define GROUP_NAME_MAX 64
+
+struct line_reader {
+	struct conf_loader *ld;
+	FILE *f;          /* the file, or NULL to read from text */
+	const char *text;
+	char *buf;
+	size_t cap;
+};
+
+struct dropin {
+	char *name;
+	char *path;
+};
+
+static int vfail(struct conf_loader *ld, int err, const char *file, unsigned line, const char *fmt, va_list ap)
+{
+	char *msg = NULL;
+	int n;
+
+	if (ld->r)
+		return ld->r;
+	ld->r = -err;
+	if (vasprintf(&msg, fmt, ap) < 0)
+		return ld->r;
+	if (line)
+		n = asprintf(&ld->error, "%s:%u: %s", file, line, msg);
+	else
+		n = asprintf(&ld->error, "%s: %s", file, msg);
+	if (n < 0)
+		ld->error = NULL;
+	free(msg);
+	return ld->r;
+}
+
+int conf_fail(struct conf_loader *ld, const char *fmt, ...)
+{
+	va_list ap;
+	int r;
+
+	va_start(ap, fmt);
+	r = vfail(ld, EINVAL, ld->file, ld->line, fmt, ap);
+	va_end(ap);
+	return r;
+}
+
+__attribute__((format(printf, 4, 5)))
+static int fail_at(struct conf_loader *ld, const char *file, unsigned line, const char *fmt, ...)
+{
+	va_list ap;
+	int r;
+
+	va_start(ap, fmt);
+	r = vfail(ld, EINVAL, file, line, fmt, ap);
+	va_end(ap);
+	return r;
+}
+
+int conf_fail_file(struct conf_loader *ld, int err, const char *file, const char *fmt, ...)
+{
+	va_list ap;
+	int r;
+
+	va_start(ap, fmt);
+	r = vfail(ld, err, file, 0, fmt, ap);
+	va_end(ap);
+	return r;
+}
+
+bool conf_group_name_valid(const char *name)
+{
+	size_t n = strspn(name, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-");
+
+	return n >= 1 && n <= GROUP_NAME_MAX && name[n] == '\0';
+}
+
+static struct group *group_free(struct group *g)
+{
+	if (!g)
+		return NULL;
+	for (int k = 0; k < _MATCH_KIND_MAX; k++)
+		conf_words_clear(g, (enum match_kind)k);
+	free(g->name);
+	free(g->description);
+	free(g->file);
+	free(g->allow_uids);
+	free(g->allow_gids);
+	free(g);
+	return NULL;
+}
+
+struct conf *conf_free(struct conf *c)
+{
+	if (!c)
+		return NULL;
+	rules_index_free(c->index);
+	for (size_t i = 0; i < c->n_groups; i++)
+		group_free(c->groups[i]);
+	free(c->groups);
+	for (size_t i = 0; i < c->n_sources; i++)
+		free(c->sources[i]);
+	free(c->sources);
+	free(c->daemon.metrics_file);
+	free(c->container.group);
+	free(c);
+	return NULL;
+}
+
+const struct group *conf_find_group(const struct conf *c, const char *name)
+{
+	for (size_t i = 0; i < c->n_groups; i++)
+		if (strcmp(c->groups[i]->name, name) == 0)
+			return c->groups[i];
+	return NULL;
+}
+
+/* Checks that need the whole section; runs when the section ends. */
+static int group_finish(struct conf_loader *ld)
+{
+	struct group *g = ld->group;
+
+	if (!g)
+		return 0;
+	ld->group = NULL;
+	g->match_mask = 0;
+	for (int k = 0; k < _MATCH_KIND_MAX; k++)
+		if (g->n_match_words[k])
+			g->match_mask |= 1u << k;
+	if (g->per == PER_CGROUP && !g->n_match_words[MATCH_CGROUP])
+		return fail_at(ld, ld->file, ld->per_line, "Per=cgroup needs MatchCgroup=");
+	if (g->trusted && g->per != PER_GROUP)
+		return fail_at(ld, ld->file, ld->per_line > ld->trusted_line ? ld->per_line : ld->trusted_line,
+			       "Trusted=yes cannot be combined with Per=%s", per_mode_to_string(g->per));
+	return 0;
+}
+
+static int group_open(struct conf_loader *ld, const char *name)
+{
+	struct conf *c = ld->conf;
+	const struct group *old;
+	struct group *g, **groups;
+
+	if (!*name)
+		return conf_fail(ld, "[Group] needs a name");
+	if (!conf_group_name_valid(name))
+		return conf_fail(ld, "invalid group name '%s' (1 to %d of A-Z a-z 0-9 _ . -)", name,
+				 GROUP_NAME_MAX);
+	old = conf_find_group(c, name);
+	if (old)
+		return conf_fail(ld, "group '%s' already defined at %s:%u", name, old->file, old->line);
+	if (c->n_groups >= CONF_MAX_GROUPS)
+		return conf_fail(ld, "too many groups (limit %d)", CONF_MAX_GROUPS);
+	groups = realloc(c->groups, (c->n_groups + 1) * sizeof(*groups));
+	if (!groups)
+		return conf_fail(ld, "%s", strerror(ENOMEM));
+	c->groups = groups;
+	g = calloc(1, sizeof(*g));
+	if (!g || !(g->name = strdup(name)) || !(g->file = strdup(ld->file))) {
+		group_free(g);
+		return conf_fail(ld, "%s", strerror(ENOMEM));
+	}
+	g->line = ld->line;
+	g->order = (unsigned)c->n_groups; /* load sequence until sorted */
+	c->groups[c->n_groups++] = g;
+	ld->group = g;
+	ld->section = SECTION_GROUP;
+	ld->per_line = ld->trusted_line = ld->line;
+	return 0;
+}
+
+/* p starts with '['. */
+static int loader_section(struct conf_loader *ld, const char *p)
+{
+	const char *end = strrchr(p, ']');
+	char inner[CONF_LINE_MAX + 1];
+	size_t len;
+	int r;
+
+	r = group_finish(ld);
+	if (r < 0)
+		return r;
+	ld->section = SECTION_NONE;
+	if (!end || end[1 + strspn(end + 1, " \t\r\v\f")] != '\0')
+		return conf_fail(ld, "invalid section header '%s'", p);
+	len = (size_t)(end - p - 1);
+	memcpy(inner, p + 1, len);
+	inner[len] = '\0';
+	if (strcmp(inner, "Daemon") == 0)
+		ld->section = SECTION_DAEMON;
+	else if (strcmp(inner, "Container") == 0)
+		ld->section = SECTION_CONTAINER;
+	else if (strncmp(inner, "Group", 5) == 0 && (!inner[5] || inner[5] == ' ' || inner[5] == '\t'))
+		return group_open(ld, inner + 5 + strspn(inner + 5, " \t"));
+	else
+		return conf_fail(ld, "unknown section [%s]", inner);
+	return 0;
+}
+
+/* 1: hand the line to libinih; 0: hand it a blank line; <0: error. */
+static int loader_line(struct conf_loader *ld, const char *line)
+{
+	const char *p = line + strspn(line, " \t\r\v\f");
+	const char *sep;
+
+	if (!*p || *p == '#' || *p == ';')
+		return 0;
+	if (*p == '[')
+		return loader_section(ld, p) < 0 ? ld->r : 0;
+	/* libinih would also take "Key: value"; the grammar does not. */
+	sep = strpbrk(p, "=:");
+	if (!sep || *sep == ':')
+		return conf_fail(ld, "expected Key=value, got '%s'", p);
+	return 1;
+}
+
+/* The next line into rd->buf without its line end: 1, 0 at the end, <0. */
+static int reader_next(struct line_reader *rd, size_t *ret_len)
+{
+	ssize_t n;
+	size_t len;
+
+	if (rd->f) {
+		errno = 0;
+		n = getline(&rd->buf, &rd->cap, rd->f);
+		if (n < 0)
+			return ferror(rd->f) ? -(errno ? errno : EIO) : 0;
+		len = (size_t)n;
+	} else {
+		if (!*rd->text)
+			return 0;
+		len = strcspn(rd->text, "\n");
+		len += rd->text[len] == '\n';
+		if (len + 1 > rd->cap) {
+			char *b = realloc(rd->buf, len + 1);
+
+			if (!b)
+				return -ENOMEM;
+			rd->buf = b;
+			rd->cap = len + 1;
+		}
+		memcpy(rd->buf, rd->text, len);
+		rd->buf[len] = '\0';
+		rd->text += len;
+	}
+	if (len && rd->buf[len - 1] == '\n')
+		rd->buf[--len] = '\0';
+	if (len && rd->buf[len - 1] == '\r')
+		rd->buf[--len] = '\0';
+	*ret_len = len;
+	return 1;
+}
+
+static char *reader_ini(char *str, int num, void *stream)
+{
+	struct line_reader *rd = stream;
+	struct conf_loader *ld = rd->ld;
+	const char *line;
+	size_t len = 0;
+	int r;
+
+	if (ld->r)
+		return NULL;
+	r = reader_next(rd, &len);
+	if (r < 0)
+		conf_fail_file(ld, -r, ld->file, "read error: %s", strerror(-r));
+	if (r <= 0)
+		return NULL;
+	ld->line++;
+	line = rd->buf;
+	if (strlen(line) != len) {
+		conf_fail(ld, "NUL byte in line");
+		return NULL;
+	}
+	if (len > CONF_LINE_MAX || len + 3 > (size_t)num) {
+		conf_fail(ld, "line too long");
+		return NULL;
+	}
+	if (ld->line == 1 && strncmp(line, "\xef\xbb\xbf", 3) == 0)
+		line += 3;
+	r = loader_line(ld, line);
+	if (r < 0)
+		return NULL;
+	strcpy(str, r ? line : "");
+	return str;
+}
+
+static const char *section_label(const struct conf_loader *ld, char *buf, size_t size)
+{
+	if (ld->section == SECTION_DAEMON)
+		return "Daemon";
+	if (ld->section == SECTION_CONTAINER)
+		return "Container";
+	snprintf(buf, size, "Group %s", ld->group ? ld->group->name : "");
+	return buf;
+}
+
+static int on_key(void *user, const char *section, const char *name, const char *value)
+{
+	struct conf_loader *ld = user;
+	const struct conf_key *k;
+	char label[GROUP_NAME_MAX + 8];
+
+	(void)section; /* always "": the reader keeps headers from libinih */
+	if (ld->r)
+		return 0;
+	if (ld->section == SECTION_NONE)
+		return conf_fail(ld, "key '%s' outside of any section", name), 0;
+	k = conf_key_find(ld->section, name);
+	if (!k)
+		return conf_fail(ld, "unknown key '%s' in [%s]", name, section_label(ld, label, sizeof(label))),
+		       0;
+	return conf_key_apply(ld, k, value) == 0;
+}
+
+/* Debian builds libinih with run-time settings. Lines reach it one at a
+ * time from our reader, already length-checked, so give it room for the
+ * longest and switch off what the grammar does not have. */
+static void inih_setup(void)
+{
+	ini_max_line = CONF_LINE_MAX + 3;
+	ini_allow_multiline = false;
+	ini_allow_inline_comments = false;
+	ini_allow_no_value = false;
+	ini_allow_bom = false;
+}
+
+static int parse_stream(struct conf_loader *ld, struct line_reader *rd)
+{
+	int r;
+
+	ld->line = 0;
+	ld->section = SECTION_NONE;
+	ld->group = NULL;
+	inih_setup();
+	r = ini_parse_stream(reader_ini, rd, on_key, ld);
+	free(rd->buf);
+	if (!ld->r)
+		group_finish(ld);
+	if (ld->r)
+		return ld->r;
+	if (r != 0) /* the reader lets through only lines libinih accepts */
+		return conf_fail_file(ld, EINVAL, ld->file, "syntax error");
+	return 0;
+}
+
+static int add_source(struct conf_loader *ld, const char *path)
+{
+	struct conf *c = ld->conf;
+	char **s = realloc(c->sources, (c->n_sources + 1) * sizeof(*s));
+
+	if (!s)
+		return conf_fail_file(ld, ENOMEM, path, "%s", strerror(ENOMEM));
+	c->sources = s;
+	s[c->n_sources] = strdup(path);
+	if (!s[c->n_sources])
+		return conf_fail_file(ld, ENOMEM, path, "%s", strerror(ENOMEM));
+	ld->file = s[c->n_sources++];
+	return 0;
+}
+
+static int apply_file(struct conf_loader *ld, const char *path, bool missing_ok)
+{
+	struct line_reader rd = { .ld = ld };
+	int r;
+
+	rd.f = fopen(path, "re");
+	if (!rd.f) {
+		if (errno == ENOENT && missing_ok)
+			return 0;
+		return conf_fail_file(ld, errno, path, "cannot open: %s", strerror(errno));
+	}
+	r = add_source(ld, path);
+	if (r == 0)
+		r = parse_stream(ld, &rd);
+	fclose(rd.f);
+	return r;
+}
+
+static bool dropin_wanted(const char *name)
+{
+	size_t n = strlen(name);
+
+	return name[0] != '.' && n > 5 && strcmp(name + n - 5, ".conf") == 0;
+}
+
+static int dropin_add(struct conf_loader *ld, struct dropin **arr, size_t *n, const char *dir, const char *name)
+{
+	struct dropin *q;
+
+	for (size_t i = 0; i < *n; i++)
+		if (strcmp((*arr)[i].name, name) == 0)
+			return 0; /* an earlier directory has it */
+	if (*n >= CONF_MAX_DROPINS)
+		return conf_fail_file(ld, E2BIG, dir, "too many drop-in files (limit %d)", CONF_MAX_DROPINS);
+	q = realloc(*arr, (*n + 1) * sizeof(*q));
+	if (!q)
+		return conf_fail_file(ld, ENOMEM, dir, "%s", strerror(ENOMEM));
+	*arr = q;
+	q[*n].name = strdup(name);
+	if (!q[*n].name || asprintf(&q[*n].path, "%s/%s", dir, name) < 0) {
+		free(q[*n].name);
+		return conf_fail_file(ld, ENOMEM, dir, "%s", strerror(ENOMEM));
+	}
+	(*n)++;
+	return 0;
+}
+
+static int dropin_scan_dir(struct conf_loader *ld, const char *dir, struct dropin **arr, size_t *n)
+{
+	struct dirent *de;
+	DIR *d = opendir(dir);
+	int r = 0;
+
+	if (!d) {
+		if (errno == ENOENT || errno == ENOTDIR)
+			return 0;
+		return conf_fail_file(ld, errno, dir, "cannot open directory: %s", strerror(errno));
+	}
+	while (r == 0 && (de = readdir(d)))
+		if (dropin_wanted(de->d_name))
+			r = dropin_add(ld, arr, n, dir, de->d_name);
+	closedir(d);
+	return r;
+}
+
+static int dropin_compare(const void *a, const void *b)
+{
+	return strcmp(((const struct dropin *)a)->name, ((const struct dropin *)b)->name);
+}
+
+/* A drop-in that is (a link to) /dev/null masks that name everywhere. */
+static bool dropin_masked(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) == 0 && S_ISCHR(st.st_mode) && st.st_rdev == makedev(1, 3);
+}
+
+static int apply_dropins(struct conf_loader *ld, const char *const *dirs)
+{
+	struct dropin *arr = NULL;
+	size_t n = 0;
+	int r = 0;
+
+	for (size_t i = 0; r == 0 && dirs[i]; i++)
+		r = dropin_scan_dir(ld, dirs[i], &arr, &n);
+	if (r == 0)
+		qsort(arr, n, sizeof(*arr), dropin_compare);
+	for (size_t i = 0; r == 0 && i < n; i++)
+		if (!dropin_masked(arr[i].path))
+			r = apply_file(ld, arr[i].path, false);
+	for (size_t i = 0; i < n; i++) {
+		free(arr[i].name);
+		free(arr[i].path);
+	}
+	free(arr);
+	return r;
+}
+
+static int loader_init(struct conf_loader *ld)
+{
+	int r;
+
+	ld->conf = calloc(1, sizeof(*ld->conf));
+	if (!ld->conf)
+		return -ENOMEM;
+	r = conf_keys_reset(ld, SECTION_DAEMON);
+	if (r == 0)
+		r = conf_keys_reset(ld, SECTION_CONTAINER);
+	return r;
+}
+
+static int group_compare(const void *a, const void *b)
+{
+	const struct group *x = *(const struct group *const *)a, *y = *(const struct group *const *)b;
+
+	if (x->priority != y->priority)
+		return x->priority > y->priority ? -1 : 1;
+	return x->order < y->order ? -1 : x->order > y->order;
+}
+
+static int check_container(struct conf_loader *ld)
+{
+	const struct container_settings *c = &ld->conf->container;
+
+	if (c->def == CONTAINER_GROUP && !c->group)
+		return fail_at(ld, ld->default_file, ld->default_line, "Default=group needs Group=");
+	if (c->def != CONTAINER_GROUP && c->group)
+		return fail_at(ld, ld->group_file, ld->group_line, "Group= is only used with Default=group");
+	if (c->group && !conf_find_group(ld->conf, c->group))
+		return fail_at(ld, ld->group_file, ld->group_line, "Group: no group named '%s' is defined",
+			       c->group);
+	return 0;
+}
+
+static int loader_finish(struct conf_loader *ld)
+{
+	struct conf *c = ld->conf;
+	int r;
+
+	r = check_container(ld);
+	if (r < 0)
+		return r;
+	if (c->n_groups)
+		qsort(c->groups, c->n_groups, sizeof(*c->groups), group_compare);
+	for (size_t i = 0; i < c->n_groups; i++)
+		c->groups[i]->order = (unsigned)i;
+	r = rules_index_new(c, &c->index);
+	if (r < 0)
+		return conf_fail_file(ld, -r, c->n_sources ? c->sources[0] : "configuration",
+				      "cannot build the match index: %s", strerror(-r));
+	return 0;
+}
+
+static int loader_done(struct conf_loader *ld, int r, struct conf **ret, char **ret_error)
+{
+	if (r < 0 || ld->r < 0) {
+		r = r < 0 ? r : ld->r;
+		conf_free(ld->conf);
+		if (ret_error)
+			*ret_error = ld->error;
+		else
+			free(ld->error);
+		return r;
+	}
+	*ret = ld->conf;
+	return 0;
+}
+
+int conf_load(const struct conf_paths *paths, struct conf **ret, char **ret_error)
+{
+	struct conf_loader ld = {};
+	int r;
+
+	r = loader_init(&ld);
+	if (r == 0 && paths->main_file)
+		r = apply_file(&ld, paths->main_file, true);
+	if (r == 0 && paths->dropin_dirs)
+		r = apply_dropins(&ld, paths->dropin_dirs);
+	if (r == 0)
+		r = loader_finish(&ld);
+	return loader_done(&ld, r, ret, ret_error);
+}
+
+int conf_load_string(const char *text, const char *name, struct conf **ret, char **ret_error)
+{
+	struct conf_loader ld = {};
+	struct line_reader rd = { .ld = &ld, .text = text };
+	int r;
+
+	r = loader_init(&ld);
+	if (r == 0)
+		r = add_source(&ld, name);
+	if (r == 0)
+		r = parse_stream(&ld, &rd);
+	if (r == 0)
+		r = loader_finish(&ld);
+	return loader_done(&ld, r, ret, ret_error);
+}

@@ -3,6 +3,7 @@
  * can point at a fake tree. */
 #pragma once
 
+#include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
 
@@ -26,10 +27,16 @@ int procinfo_read(const char *proc_root, pid_t pid, struct procinfo *ret);
 /* Only the start time (cheap; used to check a pid still names a process). */
 int procinfo_start_time(const char *proc_root, pid_t pid, uint64_t *ret);
 
-/* Pure parsers, fuzzed and unit-tested. */
-int procinfo_parse_stat(const char *text, struct procinfo *ret);   /* pid, comm, ppid, flags, start_time */
+/* Pure parsers, fuzzed and unit-tested. Each returns -EBADMSG for text
+ * that is not what the kernel writes and writes nothing then. */
+/* Sets pid, comm (cut to 15 bytes), ppid, start_time and kernel_thread;
+ * leaves the other fields alone. */
+int procinfo_parse_stat(const char *text, struct procinfo *ret);
+/* The real ids: the first number of the "Uid:" and "Gid:" lines. */
 int procinfo_parse_status(const char *text, uid_t *ret_uid, gid_t *ret_gid);
-int procinfo_parse_cgroup(const char *text, char *ret_path, size_t size); /* the v2 "0::" line */
+/* The path of the v2 "0::" line and its length; "" and 0 when there is no
+ * such line (cgroup v1 only); -ENAMETOOLONG when it does not fit size. */
+int procinfo_parse_cgroup(const char *text, char *ret_path, size_t size);
 
 /* Iterate the numeric entries of proc_root: fn(pid) for each; returns the
  * count or a negative errno. */

@@ -1,0 +1,362 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* /proc readers and their pure parsers. The readers open one directory,
+ * PROC_ROOT/PID, and read everything relative to it, so all they report is
+ * about one process even if the pid is reused meanwhile (the directory of a
+ * reaped process stays empty; it never turns into the new one's). */
+#include "procinfo.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#define PF_KTHREAD 0x00200000u /* include/linux/sched.h; not in uapi */
+#define KTHREADD_PID 2
+
+/* Bounds on what we read: generous for each file's real size. */
+#define STAT_READ_MAX 4096
+#define STATUS_READ_MAX 8192
+#define CGROUP_READ_MAX 16384
+
+#define DELETED_SUFFIX " (deleted)"
+
+/* ---- parsing ---------------------------------------------------------------- */
+
+/* Decimal digits [s, *end) with no sign, into a value <= max. */
+static bool parse_dec(const char *s, const char **ret_end, uint64_t max, uint64_t *ret)
+{
+	uint64_t v = 0;
+	const char *p = s;
+
+	for (; *p >= '0' && *p <= '9'; p++) {
+		unsigned d = (unsigned)(*p - '0');
+
+		if (v > (max - d) / 10)
+			return false;
+		v = v * 10 + d;
+	}
+	if (p == s)
+		return false;
+	*ret_end = p;
+	*ret = v;
+	return true;
+}
+
+/* A whole space-terminated (or line-ending) decimal token. */
+static bool parse_token(const char *s, uint64_t max, uint64_t *ret)
+{
+	const char *end;
+
+	return parse_dec(s, &end, max, ret) && (*end == ' ' || *end == '\n' || *end == '\0');
+}
+
+/* Field n (3-based, after the comm) begins at the returned pointer. The
+ * fields after the comm are separated by single spaces and hold no ')'. */
+static const char *stat_field(const char *after_comm, int n)
+{
+	const char *p = after_comm;
+	int i;
+
+	for (i = 3; i <= n; i++) {
+		if (*p != ' ')
+			return NULL;
+		p++;
+		if (*p == ' ' || *p == '\n' || *p == '\0')
+			return NULL;
+		if (i == n)
+			return p;
+		p += strcspn(p, " \n");
+	}
+	return NULL;
+}
+
+int procinfo_parse_stat(const char *text, struct procinfo *ret)
+{
+	const char *open, *close, *f;
+	uint64_t pid, ppid, flags, start;
+	size_t len;
+
+	/* "PID (COMM) S PPID ...": the comm is whatever the task named itself,
+	 * parentheses and spaces included, so only the last ')' closes it. */
+	if (!parse_dec(text, &open, INT_MAX, &pid) || pid == 0 || strncmp(open, " (", 2) != 0)
+		return -EBADMSG;
+	open += 2;
+	close = strrchr(open, ')');
+	if (!close)
+		return -EBADMSG;
+	f = stat_field(close + 1, 3);
+	if (!f || (f[1] != ' ' && f[1] != '\n' && f[1] != '\0'))
+		return -EBADMSG;
+	f = stat_field(close + 1, 4);
+	if (!f || !parse_token(f, INT_MAX, &ppid))
+		return -EBADMSG;
+	f = stat_field(close + 1, 9);
+	if (!f || !parse_token(f, UINT32_MAX, &flags))
+		return -EBADMSG;
+	f = stat_field(close + 1, 22);
+	if (!f || !parse_token(f, UINT64_MAX, &start))
+		return -EBADMSG;
+
+	ret->pid = (pid_t)pid;
+	ret->ppid = (pid_t)ppid;
+	ret->start_time = start;
+	/* Workqueue threads show more than TASK_COMM_LEN here; keep what fits. */
+	len = (size_t)(close - open);
+	if (len > sizeof(ret->comm) - 1)
+		len = sizeof(ret->comm) - 1;
+	memcpy(ret->comm, open, len);
+	ret->comm[len] = '\0';
+	ret->kernel_thread = (flags & PF_KTHREAD) || pid == KTHREADD_PID || ppid == KTHREADD_PID;
+	return 0;
+}
+
+/* The first number of the line starting with key ("Uid:"), or -EBADMSG. */
+static int status_first_id(const char *text, const char *key, uint64_t *ret)
+{
+	size_t klen = strlen(key);
+	const char *p = text;
+
+	while (*p) {
+		if (strncmp(p, key, klen) == 0) {
+			p += klen;
+			p += strspn(p, " \t");
+			return parse_dec(p, &p, UINT32_MAX, ret) && (*p == '\t' || *p == ' ' || *p == '\n' || *p == '\0')
+				       ? 0
+				       : -EBADMSG;
+		}
+		p = strchr(p, '\n');
+		if (!p)
+			break;
+		p++;
+	}
+	return -EBADMSG;
+}
+
+int procinfo_parse_status(const char *text, uid_t *ret_uid, gid_t *ret_gid)
+{
+	uint64_t uid, gid;
+	int r;
+
+	r = status_first_id(text, "Uid:", &uid);
+	if (r < 0)
+		return r;
+	r = status_first_id(text, "Gid:", &gid);
+	if (r < 0)
+		return r;
+	*ret_uid = (uid_t)uid;
+	*ret_gid = (gid_t)gid;
+	return 0;
+}
+
+int procinfo_parse_cgroup(const char *text, char *ret_path, size_t size)
+{
+	const char *p = text, *path;
+	size_t len;
+
+	if (!ret_path || size == 0)
+		return -EINVAL;
+	while (*p) {
+		if (strncmp(p, "0::", 3) == 0) {
+			path = p + 3;
+			len = strcspn(path, "\n");
+			if (len == 0 || path[0] != '/')
+				return -EBADMSG;
+			if (len >= size)
+				return -ENAMETOOLONG;
+			memcpy(ret_path, path, len);
+			ret_path[len] = '\0';
+			return (int)(len > INT_MAX ? INT_MAX : len);
+		}
+		p = strchr(p, '\n');
+		if (!p)
+			break;
+		p++;
+	}
+	/* No unified hierarchy: a cgroup v1-only system. */
+	ret_path[0] = '\0';
+	return 0;
+}
+
+/* ---- reading ------------------------------------------------------------------ */
+
+/* A process's file that vanished means the process did. */
+static int gone(int err)
+{
+	return err == ENOENT || err == ESRCH ? -ESRCH : -err;
+}
+
+/* The whole of dirfd/name into buf[size] as a string; -EFBIG if it does
+ * not fit, which no real file of ours does. */
+static int read_text(int dirfd, const char *name, char *buf, size_t size)
+{
+	size_t have = 0;
+	ssize_t n;
+	int fd, r = 0;
+
+	fd = openat(dirfd, name, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+	if (fd < 0)
+		return gone(errno);
+	for (;;) {
+		n = read(fd, buf + have, size - 1 - have);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			r = gone(errno);
+			break;
+		}
+		if (n == 0)
+			break;
+		have += (size_t)n;
+		if (have == size - 1) {
+			r = -EFBIG;
+			break;
+		}
+	}
+	close(fd);
+	buf[have] = '\0';
+	return r;
+}
+
+static int open_pid_dir(const char *proc_root, pid_t pid)
+{
+	char path[PATH_MAX];
+	int fd, n;
+
+	if (pid <= 0)
+		return -EINVAL;
+	n = snprintf(path, sizeof(path), "%s/%d", proc_root, (int)pid);
+	if (n < 0 || (size_t)n >= sizeof(path))
+		return -ENAMETOOLONG;
+	fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	return fd < 0 ? gone(errno) : fd;
+}
+
+/* readlink of exe: "" where there is none to read (kernel threads, zombies,
+ * tasks we may not inspect). A path too long for the buffer is cut. */
+static int read_exe(int dirfd, char *buf, size_t size)
+{
+	size_t slen = sizeof(DELETED_SUFFIX) - 1;
+	ssize_t n;
+
+	n = readlinkat(dirfd, "exe", buf, size - 1);
+	if (n < 0) {
+		buf[0] = '\0';
+		if (errno == ENOENT || errno == EACCES)
+			return 0;
+		return gone(errno);
+	}
+	buf[n] = '\0';
+	if ((size_t)n >= slen && strcmp(buf + n - slen, DELETED_SUFFIX) == 0)
+		buf[n - slen] = '\0';
+	return 0;
+}
+
+static int read_all(int dirfd, char *buf, size_t size, struct procinfo *info)
+{
+	int r;
+
+	r = read_text(dirfd, "stat", buf, STAT_READ_MAX < size ? STAT_READ_MAX : size);
+	if (r < 0)
+		return r;
+	r = procinfo_parse_stat(buf, info);
+	if (r < 0)
+		return r;
+	r = read_text(dirfd, "status", buf, STATUS_READ_MAX < size ? STATUS_READ_MAX : size);
+	if (r < 0)
+		return r;
+	r = procinfo_parse_status(buf, &info->uid, &info->gid);
+	if (r < 0)
+		return r;
+	r = read_text(dirfd, "cgroup", buf, size);
+	if (r < 0)
+		return r;
+	r = procinfo_parse_cgroup(buf, info->cgroup, sizeof(info->cgroup));
+	if (r < 0)
+		return r;
+	return read_exe(dirfd, info->exe, sizeof(info->exe));
+}
+
+int procinfo_read(const char *proc_root, pid_t pid, struct procinfo *ret)
+{
+	char buf[CGROUP_READ_MAX];
+	struct procinfo info;
+	int dirfd, r;
+
+	dirfd = open_pid_dir(proc_root, pid);
+	if (dirfd < 0)
+		return dirfd;
+	memset(&info, 0, sizeof(info));
+	r = read_all(dirfd, buf, sizeof(buf), &info);
+	close(dirfd);
+	if (r < 0)
+		return r;
+	*ret = info;
+	return 0;
+}
+
+int procinfo_start_time(const char *proc_root, pid_t pid, uint64_t *ret)
+{
+	char buf[STAT_READ_MAX];
+	struct procinfo info;
+	int dirfd, r;
+
+	dirfd = open_pid_dir(proc_root, pid);
+	if (dirfd < 0)
+		return dirfd;
+	r = read_text(dirfd, "stat", buf, sizeof(buf));
+	close(dirfd);
+	if (r < 0)
+		return r;
+	r = procinfo_parse_stat(buf, &info);
+	if (r < 0)
+		return r;
+	*ret = info.start_time;
+	return 0;
+}
+
+/* ---- listing -------------------------------------------------------------------- */
+
+/* An all-digit directory name as a pid; 0 for anything else. */
+static pid_t name_pid(const char *name)
+{
+	const char *end;
+	uint64_t v;
+
+	if (!parse_dec(name, &end, INT_MAX, &v) || *end != '\0')
+		return 0;
+	return (pid_t)v;
+}
+
+int procinfo_for_each_pid(const char *proc_root, procinfo_pid_fn fn, void *userdata)
+{
+	struct dirent *de;
+	DIR *d;
+	int count = 0, r = 0;
+	pid_t pid;
+
+	d = opendir(proc_root);
+	if (!d)
+		return -errno;
+	for (;;) {
+		errno = 0;
+		de = readdir(d);
+		if (!de) {
+			r = errno ? -errno : 0;
+			break;
+		}
+		pid = name_pid(de->d_name);
+		if (pid <= 0)
+			continue;
+		r = fn(userdata, pid);
+		if (r < 0)
+			break;
+		if (count < INT_MAX)
+			count++;
+	}
+	closedir(d);
+	return r < 0 ? r : count;
+}

@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <systemd/sd-journal.h>
 #include <time.h>
+#include <unistd.h>
 
 #define RATELIMIT_INTERVAL_SEC 10
 #define RATELIMIT_BURST 50

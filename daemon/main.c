@@ -1,22 +1,44 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
+/* coreschedd: set-up calls in order, then the event loop. */
 #include <errno.h>
 #include <getopt.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <systemd/sd-daemon.h>
+#include <unistd.h>
 
 #include "conf.h"
+#include "cookie.h"
+#include "daemon.h"
+#include "engine.h"
+#include "log.h"
+#include "methods.h"
+#include "procmon.h"
+#include "sched_core.h"
+#include "stats.h"
+
+#define EXIT_NO_SCHED_CORE 3
+#define EXIT_NO_SMT 4
+#define EVENT_BATCH 256
 
 static const char *arg_config_dir;
 static int arg_check_config;
+static const char *arg_socket;
 
 static void usage(FILE *f)
 {
 	fprintf(f, "Usage: coreschedd [options]\n"
+		   "Assign core-scheduling cookies to processes from policy.\n\n"
 		   "  -c, --config-dir DIR   read DIR/coreschedd.conf and DIR/rules.d/ only\n"
 		   "  -n, --check-config     parse the configuration, print it normalized, exit\n"
+		   "  -s, --socket PATH      control socket (default " RUNSTATEDIR "/coresched/io.coresched)\n"
 		   "  -h, --help             show this help\n"
-		   "  -V, --version          show the version\n");
+		   "  -V, --version          show the version\n"
+		   "\nExit status: 0 clean stop, 1 error, 2 bad usage, 3 kernel lacks\n"
+		   "CONFIG_SCHED_CORE, 4 SMT absent or off at start-up.\n");
 }
 
 static int parse_argv(int argc, char **argv)
@@ -24,24 +46,30 @@ static int parse_argv(int argc, char **argv)
 	static const struct option opts[] = {
 		{ "config-dir", required_argument, NULL, 'c' },
 		{ "check-config", no_argument, NULL, 'n' },
+		{ "socket", required_argument, NULL, 's' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{}
 	};
 	int c;
 
-	while ((c = getopt_long(argc, argv, "c:nhV", opts, NULL)) >= 0)
+	while ((c = getopt_long(argc, argv, "c:ns:hV", opts, NULL)) >= 0)
 		switch (c) {
 		case 'c': arg_config_dir = optarg; break;
 		case 'n': arg_check_config = 1; break;
+		case 's': arg_socket = optarg; break;
 		case 'h': usage(stdout); exit(0);
 		case 'V': printf("coreschedd %s\n", VERSION); exit(0);
 		default: usage(stderr); return -EINVAL;
 		}
+	if (optind < argc) {
+		fprintf(stderr, "coreschedd: unexpected argument '%s'\n", argv[optind]);
+		return -EINVAL;
+	}
 	return 0;
 }
 
-static int load_config(struct conf **ret)
+int daemon_load_config(const char *dir, struct conf **ret, char **ret_error)
 {
 	static const char *const default_dirs[] = {
 		SYSCONFDIR "/coresched/rules.d", RUNSTATEDIR "/coresched/rules.d",
@@ -50,36 +78,203 @@ static int load_config(struct conf **ret)
 	char main_file[4096], dropin[4096];
 	const char *dirs[] = { dropin, NULL };
 	struct conf_paths paths = { SYSCONFDIR "/coresched/coreschedd.conf", default_dirs };
-	char *error = NULL;
-	int r;
 
-	if (arg_config_dir) {
-		snprintf(main_file, sizeof(main_file), "%s/coreschedd.conf", arg_config_dir);
-		snprintf(dropin, sizeof(dropin), "%s/rules.d", arg_config_dir);
+	if (dir) {
+		snprintf(main_file, sizeof(main_file), "%s/coreschedd.conf", dir);
+		snprintf(dropin, sizeof(dropin), "%s/rules.d", dir);
 		paths.main_file = main_file;
 		paths.dropin_dirs = dirs;
 	}
-	r = conf_load(&paths, ret, &error);
+	return conf_load(&paths, ret, ret_error);
+}
+
+int daemon_reload(struct daemon *d, char **ret_error)
+{
+	struct conf *c = NULL;
+	int r = daemon_load_config(d->config_dir, &c, ret_error);
+
 	if (r < 0) {
-		fprintf(stderr, "%s\n", error ? error : strerror(-r));
-		free(error);
+		log_error("Reload failed, keeping the old configuration: %s", *ret_error ? *ret_error : strerror(-r));
+		return r;
 	}
-	return r;
+	log_set_max_level(c->daemon.log_level);
+	conf_free(engine_set_conf(d->engine, c));
+	stats_reconfigure(d->stats, c);
+	log_notice("Configuration reloaded: %zu groups from %zu files", c->n_groups, c->n_sources);
+	return 0;
+}
+
+static void notify_status(struct daemon *d)
+{
+	const struct engine_counters *c = engine_counters(d->engine);
+
+	sd_notifyf(0, "STATUS=%zu tasks, %zu keys, %u holders, %llu assignments, %llu repairs%s",
+		   engine_n_tasks(d->engine), engine_n_keys(d->engine), cookie_live_holders(),
+		   (unsigned long long)c->assignments, (unsigned long long)c->repairs,
+		   engine_smt_off(d->engine) ? ", SMT off" : "");
+}
+
+static void on_proc_event(void *userdata, const struct procmon_event *ev)
+{
+	engine_on_event(userdata, ev);
+}
+
+static int on_procmon(sd_event_source *s, int fd, uint32_t revents, void *userdata)
+{
+	struct daemon *d = userdata;
+	int r;
+
+	(void)s;
+	(void)revents;
+	r = procmon_receive(fd, EVENT_BATCH, on_proc_event, d->engine);
+	if (r == -ENOBUFS) {
+		((struct engine_counters *)engine_counters(d->engine))->lost++;
+		(void)engine_resync(d->engine);
+	} else if (r < 0 && r != -EAGAIN && r != -EINTR)
+		log_errno(LOG_WARNING, r, "Failed to receive process events: %m, ignoring.");
+	return 0;
+}
+
+static int on_reconcile(sd_event_source *s, uint64_t usec, void *userdata)
+{
+	struct daemon *d = userdata;
+	unsigned sec = engine_conf(d->engine)->daemon.reconcile_sec;
+
+	(void)engine_scan(d->engine, false, true);
+	notify_status(d);
+	if (sec == 0)
+		sec = 30; /* off: the timer only refreshes the status */
+	sd_event_source_set_time(s, usec + (uint64_t)sec * 1000000ULL);
+	return 0;
+}
+
+static int on_sighup(sd_event_source *s, const struct signalfd_siginfo *si, void *userdata)
+{
+	char *error = NULL;
+
+	(void)s;
+	(void)si;
+	(void)daemon_reload(userdata, &error);
+	free(error);
+	return 0;
+}
+
+static int setup_kernel(void)
+{
+	int r = sc_probe();
+
+	if (r == -EINVAL) {
+		fprintf(stderr, "coreschedd: %s\n", sc_strerror(r));
+		return -EXIT_NO_SCHED_CORE;
+	}
+	if (r == -ENODEV) {
+		fprintf(stderr, "coreschedd: %s\n", sc_strerror(r));
+		return -EXIT_NO_SMT;
+	}
+	r = r < 0 ? r : cookie_init();
+	if (r < 0) {
+		log_errno(LOG_ERR, r, "Failed to set up cookie holders: %m");
+		return -1;
+	}
+	return 0;
+}
+
+static void raise_fd_limit(void)
+{
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+		rl.rlim_cur = rl.rlim_max;
+		(void)setrlimit(RLIMIT_NOFILE, &rl);
+	}
+}
+
+static int setup_loop(struct daemon *d)
+{
+	const struct conf *c = engine_conf(d->engine);
+	sigset_t ss;
+	uint64_t now;
+	int r;
+
+	sigemptyset(&ss);
+	sigaddset(&ss, SIGTERM);
+	sigaddset(&ss, SIGINT);
+	sigaddset(&ss, SIGHUP);
+	sigprocmask(SIG_BLOCK, &ss, NULL);
+	r = sd_event_default(&d->event);
+	if (r < 0)
+		return r;
+	sd_event_add_signal(d->event, NULL, SIGTERM, NULL, NULL);
+	sd_event_add_signal(d->event, NULL, SIGINT, NULL, NULL);
+	sd_event_add_signal(d->event, NULL, SIGHUP, on_sighup, d);
+	r = sd_event_add_io(d->event, NULL, d->procmon_fd, EPOLLIN, on_procmon, d);
+	if (r < 0)
+		return r;
+	/* Events before the reconcile timer: isolation first, housekeeping after. */
+	sd_event_now(d->event, CLOCK_MONOTONIC, &now);
+	r = sd_event_add_time(d->event, NULL, CLOCK_MONOTONIC,
+			      now + (uint64_t)(c->daemon.reconcile_sec ? c->daemon.reconcile_sec : 30) * 1000000ULL,
+			      100000, on_reconcile, d);
+	if (r < 0)
+		return r;
+	(void)sd_event_set_watchdog(d->event, true);
+	return 0;
 }
 
 int main(int argc, char **argv)
 {
+	struct daemon d = { .procmon_fd = -1 };
 	struct conf *conf = NULL;
+	char *error = NULL;
+	int r;
 
 	if (parse_argv(argc, argv) < 0)
 		return 2;
-	if (load_config(&conf) < 0)
+	log_setup();
+	d.config_dir = arg_config_dir;
+	if (daemon_load_config(arg_config_dir, &conf, &error) < 0) {
+		fprintf(stderr, "%s\n", error ? error : "coreschedd: failed to load the configuration");
+		free(error);
 		return 1;
+	}
 	if (arg_check_config) {
 		conf_print(conf, stdout);
 		conf_free(conf);
 		return 0;
 	}
-	conf_free(conf);
-	return 0;
+	log_set_max_level(conf->daemon.log_level);
+	r = setup_kernel();
+	if (r < 0) {
+		conf_free(conf);
+		return r == -1 ? 1 : -r;
+	}
+	raise_fd_limit();
+	/* Subscribe first, then scan: nothing falls between. */
+	d.procmon_fd = procmon_open(conf->daemon.receive_buffer);
+	if (d.procmon_fd < 0) {
+		log_errno(LOG_ERR, d.procmon_fd, "Failed to subscribe to process events: %m");
+		conf_free(conf);
+		return 1;
+	}
+	if (engine_new("/proc", &d.engine) < 0)
+		return 1;
+	engine_set_conf(d.engine, conf);
+	(void)engine_scan(d.engine, true, false);
+	if (setup_loop(&d) < 0 || stats_new(d.event, d.engine, &d.stats) < 0 ||
+	    methods_setup(&d, arg_socket) < 0) {
+		log_error("Failed to set up the event loop");
+		return 1;
+	}
+	log_notice("Started: %zu processes tracked, %zu keys", engine_n_tasks(d.engine), engine_n_keys(d.engine));
+	sd_notify(0, "READY=1");
+	notify_status(&d);
+	r = sd_event_loop(d.event);
+	sd_notify(0, "STOPPING=1");
+	methods_finalize(&d);
+	d.stats = stats_free(d.stats);
+	d.engine = engine_free(d.engine);
+	cookie_finalize();
+	close(d.procmon_fd);
+	sd_event_unref(d.event);
+	return r < 0 ? 1 : 0;
 }

@@ -1,0 +1,27 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* The daemon's shared state, for the control methods and stats. */
+#pragma once
+
+#include <stdbool.h>
+#include <systemd/sd-event.h>
+
+#include "conf.h"
+#include "engine.h"
+
+struct daemon {
+	sd_event *event;
+	struct engine *engine;
+	struct control_server *control;
+	struct stats *stats;
+	const char *config_dir;       /* --config-dir, or NULL for the built-in paths */
+	char **sources;               /* of the live configuration */
+	int procmon_fd;
+	bool seccomp_on;
+	unsigned long long started_usec;
+};
+
+/* Parse and validate the configuration at dir (NULL: the built-in paths). */
+int daemon_load_config(const char *dir, struct conf **ret, char **ret_error);
+/* Load and swap in a new configuration; on failure the old one stays and
+ * *ret_error says why (file:line). */
+int daemon_reload(struct daemon *d, char **ret_error);

@@ -1,0 +1,878 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* event -> task table -> policy (rules_match) -> assign (cookie_*).
+ * Scans, reloads and the control socket take the same path. */
+#include "engine.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "cookie.h"
+#include "hashmap.h"
+#include "log.h"
+#include "procinfo.h"
+
+#define MAX_SCAN 262144
+
+struct engine {
+	struct conf *conf;
+	char *proc_root;
+	struct hashmap *tasks; /* pid -> struct task */
+	struct hashmap *keys;  /* "group/key" -> struct key */
+	pid_t self;
+	bool smt_off;
+	uint64_t generation;
+	struct engine_counters c;
+};
+
+static const char *const origin_names[] = {
+	[ORIGIN_NONE] = "none",         [ORIGIN_RULE] = "rule",
+	[ORIGIN_ASSIGN] = "assign",     [ORIGIN_RUN] = "run",
+	[ORIGIN_HOOK] = "hook",         [ORIGIN_INHERITED] = "inherited",
+	[ORIGIN_ADOPTED] = "adopted",   [ORIGIN_FOREIGN] = "foreign",
+};
+
+const char *origin_to_string(enum origin o)
+{
+	return (unsigned)o < sizeof(origin_names) / sizeof(origin_names[0]) ? origin_names[o] : "?";
+}
+
+static bool origin_explicit(enum origin o)
+{
+	return o == ORIGIN_ASSIGN || o == ORIGIN_RUN || o == ORIGIN_HOOK || o == ORIGIN_INHERITED;
+}
+
+/* ---- keys ---- */
+
+static void key_free(struct key *k)
+{
+	if (!k)
+		return;
+	holder_free(k->holder);
+	free(k->id);
+	free(k->group);
+	free(k->name);
+	free(k);
+}
+
+static void key_release(struct engine *e, struct key *k)
+{
+	hashmap_remove_str(e->keys, k->id);
+	key_free(k);
+	e->c.keys_released++;
+}
+
+/* The key (group, name), created on first use. A new key that is neither
+ * trusted nor per-process gets a holder: adopting the cookie adopt_tid
+ * carries when given (restart), else a fresh one. */
+static int key_get(struct engine *e, const struct group *g, const char *name, pid_t adopt_tid,
+		   struct key **ret)
+{
+	char id[MATCH_KEY_MAX + 80];
+	struct key *k;
+	int r;
+
+	snprintf(id, sizeof(id), "%s/%s", g->name, name);
+	k = hashmap_get_str(e->keys, id);
+	if (k) {
+		*ret = k;
+		return 0;
+	}
+	if (hashmap_size(e->keys) >= e->conf->daemon.max_keys)
+		return -ENOSPC;
+	k = calloc(1, sizeof(*k));
+	if (!k || !(k->id = strdup(id)) || !(k->group = strdup(g->name)) || !(k->name = strdup(name))) {
+		key_free(k);
+		return -ENOMEM;
+	}
+	k->per = g->per;
+	k->trusted = g->trusted;
+	if (!g->trusted && g->per != PER_PROCESS) {
+		r = adopt_tid > 0 ? holder_new_adopt(adopt_tid, &k->holder) : -ESRCH;
+		if (r < 0)
+			r = holder_new(&k->holder);
+		if (r < 0) {
+			key_free(k);
+			return r;
+		}
+		k->cookie = holder_cookie(k->holder);
+	}
+	r = hashmap_put_str(e->keys, id, k);
+	if (r < 0) {
+		key_free(k);
+		return r;
+	}
+	e->c.keys_created++;
+	*ret = k;
+	return 0;
+}
+
+/* ---- tasks ---- */
+
+static void task_set_key(struct task *t, struct key *k)
+{
+	if (t->key == k)
+		return;
+	if (t->key)
+		t->key->n_tasks--;
+	if (k)
+		k->n_tasks++;
+	t->key = k;
+}
+
+static void task_drop(struct engine *e, struct task *t)
+{
+	hashmap_remove_u64(e->tasks, (uint64_t)t->pid);
+	task_set_key(t, NULL);
+	free(t->exe);
+	free(t->cgroup);
+	free(t);
+}
+
+static int set_str(char **field, const char *value, bool *changed)
+{
+	char *s;
+
+	if (*field && strcmp(*field, value) == 0)
+		return 0;
+	s = strdup(value);
+	if (!s)
+		return -ENOMEM;
+	free(*field);
+	*field = s;
+	*changed = true;
+	return 0;
+}
+
+/* Insert or refresh the task that pi describes. *ret_new says whether it is
+ * a process not seen before (a reused pid counts as new). */
+static int task_upsert(struct engine *e, const struct procinfo *pi, struct task **ret, bool *ret_changed)
+{
+	struct task *t = hashmap_get_u64(e->tasks, (uint64_t)pi->pid);
+	bool changed = false;
+	int r;
+
+	if (t && t->start != pi->start_time) {
+		task_drop(e, t);
+		t = NULL;
+	}
+	if (!t) {
+		if (hashmap_size(e->tasks) >= e->conf->daemon.max_tasks)
+			return -ENOSPC;
+		t = calloc(1, sizeof(*t));
+		if (!t)
+			return -ENOMEM;
+		t->pid = pi->pid;
+		t->start = pi->start_time;
+		r = hashmap_put_u64(e->tasks, (uint64_t)t->pid, t);
+		if (r < 0) {
+			free(t);
+			return r;
+		}
+		(void)cookie_get(t->pid, &t->cookie);
+		changed = true;
+	}
+	if (t->uid != pi->uid || t->gid != pi->gid || strcmp(t->comm, pi->comm) != 0)
+		changed = true;
+	t->uid = pi->uid;
+	t->gid = pi->gid;
+	snprintf(t->comm, sizeof(t->comm), "%s", pi->comm);
+	if (set_str(&t->exe, pi->exe, &changed) < 0 || set_str(&t->cgroup, pi->cgroup, &changed) < 0)
+		return -ENOMEM;
+	*ret = t;
+	*ret_changed = changed;
+	return 0;
+}
+
+/* ---- applying ---- */
+
+static void note_failure(struct engine *e, struct task *t, int r, const char *what)
+{
+	if (r == -ESRCH) {
+		e->c.vanished++; /* exited under us: normal */
+		return;
+	}
+	if (r == -ENODEV && !e->smt_off) {
+		e->smt_off = true;
+		log_warning("SMT is switched off: cookies cannot be set until it is back on");
+	}
+	e->c.errors++;
+	log_task(LOG_WARNING, t->pid, t->key ? t->key->group : NULL, "Failed to %s for PID %d (%s): %s, ignoring.",
+		 what, t->pid, t->comm, strerror(-r));
+}
+
+/* Make the kernel agree with t->key: the key's cookie, or 0 without a key
+ * (unless the task is foreign). Reads the result back. */
+static int ensure(struct engine *e, struct task *t, bool repair)
+{
+	struct key *k = t->key;
+	bool fresh_process_cookie = k && k->per == PER_PROCESS && !k->trusted &&
+				    (k->cookie == 0 || t->cookie != k->cookie);
+	sc_cookie want = k ? k->cookie : 0;
+	int r;
+
+	if (t->origin == ORIGIN_FOREIGN)
+		return 0;
+	if (!fresh_process_cookie && t->cookie == want)
+		return 0;
+	if (e->smt_off)
+		return -ENODEV;
+	r = fresh_process_cookie ? cookie_create(t->pid) : cookie_assign(k ? k->holder : NULL, t->pid);
+	if (r < 0) {
+		note_failure(e, t, r, k ? "assign a cookie" : "clear the cookie");
+		return r;
+	}
+	r = cookie_get(t->pid, &t->cookie);
+	if (r < 0) {
+		note_failure(e, t, r, "read the cookie back");
+		return r;
+	}
+	if (fresh_process_cookie)
+		k->cookie = t->cookie;
+	else if (t->cookie != want) {
+		e->c.errors++;
+		log_task(LOG_WARNING, t->pid, k ? k->group : NULL,
+			 "PID %d has cookie 0x%" PRIx64 " after assignment, expected 0x%" PRIx64 ", ignoring.",
+			 t->pid, t->cookie, want);
+		return -EIO;
+	}
+	if (k)
+		k->assignments++;
+	e->c.assignments++;
+	if (repair)
+		e->c.repairs++;
+	log_task(LOG_DEBUG, t->pid, k ? k->group : NULL, "PID %d (%s) -> %s%s%s", t->pid, t->comm,
+		 k ? k->group : "cookie 0", k && *k->name ? "/" : "", k ? k->name : "");
+	return 1;
+}
+
+static void process_key_name(const struct task *t, char *buf, size_t size)
+{
+	snprintf(buf, size, "%d:%" PRIu64, t->pid, t->start);
+}
+
+/* Policy: which key t belongs to. Explicit placements are sticky. */
+static int decide(struct engine *e, struct task *t)
+{
+	struct match_input in = { t->exe, t->comm, t->uid, t->gid, t->cgroup };
+	struct match_result m;
+	struct key *k;
+	int r;
+
+	if (origin_explicit(t->origin) && t->key)
+		return 0;
+	if (!e->conf)
+		return 0;
+	if (rules_match(e->conf, &in, &m) <= 0) {
+		if (t->key || t->origin == ORIGIN_RULE) {
+			task_set_key(t, NULL); /* no longer ours: back to 0 */
+			t->origin = ORIGIN_NONE;
+		} else if (t->cookie != 0 && !e->conf->daemon.clear_foreign) {
+			if (t->origin != ORIGIN_FOREIGN)
+				e->c.foreign++;
+			t->origin = ORIGIN_FOREIGN;
+		} else
+			t->origin = ORIGIN_NONE;
+		return 0;
+	}
+	if (m.group->per == PER_PROCESS)
+		process_key_name(t, m.key, sizeof(m.key));
+	r = key_get(e, m.group, m.key, 0, &k);
+	if (r < 0)
+		return r;
+	task_set_key(t, k);
+	if (t->origin != ORIGIN_ADOPTED || t->cookie != k->cookie)
+		t->origin = ORIGIN_RULE;
+	return 0;
+}
+
+static int evaluate(struct engine *e, struct task *t, bool repair)
+{
+	int r = decide(e, t);
+
+	if (r < 0) {
+		note_failure(e, t, r, "place the process");
+		return r;
+	}
+	return ensure(e, t, repair);
+}
+
+/* ---- pid safety ---- */
+
+static int pidfd_open_(pid_t pid)
+{
+	return (int)syscall(SYS_pidfd_open, pid, 0);
+}
+
+static bool pidfd_alive(int fd)
+{
+	struct pollfd p = { .fd = fd, .events = POLLIN };
+
+	return poll(&p, 1, 0) == 0;
+}
+
+/* Read pid afresh and run it through policy. Everything happens with a
+ * pidfd open: if the process is still alive afterwards, the pid named it
+ * throughout (a live process cannot be replaced). */
+static int handle_process(struct engine *e, pid_t pid)
+{
+	struct procinfo pi;
+	struct task *t;
+	bool changed;
+	int fd, r;
+
+	if (pid == e->self)
+		return 0;
+	fd = pidfd_open_(pid);
+	if (fd < 0)
+		return -errno;
+	r = procinfo_read(e->proc_root, pid, &pi);
+	if (r >= 0 && !pi.kernel_thread) {
+		r = task_upsert(e, &pi, &t, &changed);
+		if (r >= 0)
+			r = evaluate(e, t, false);
+		if (!pidfd_alive(fd) && (t = engine_task(e, pid)))
+			task_drop(e, t);
+	}
+	close(fd);
+	return r;
+}
+
+static void on_fork(struct engine *e, const struct procmon_event *ev)
+{
+	struct task *p = engine_task(e, ev->parent_tgid), *t;
+	uint64_t start;
+
+	e->c.forks++;
+	/* The kernel copied the parent's cookie: the child inherits the
+	 * parent's placement without a syscall, unless policy wants a cookie
+	 * per process or the parent is unknown. */
+	if (!p || (p->key && p->key->per == PER_PROCESS && !origin_explicit(p->origin)) ||
+	    p->origin == ORIGIN_FOREIGN || hashmap_size(e->tasks) >= e->conf->daemon.max_tasks ||
+	    procinfo_start_time(e->proc_root, ev->tgid, &start) < 0) {
+		(void)handle_process(e, ev->tgid);
+		return;
+	}
+	t = calloc(1, sizeof(*t));
+	if (!t)
+		return;
+	*t = (struct task){ .pid = ev->tgid, .start = start, .uid = p->uid, .gid = p->gid,
+			    .origin = origin_explicit(p->origin) ? ORIGIN_INHERITED : p->origin,
+			    .cookie = p->cookie, .generation = e->generation };
+	memcpy(t->comm, p->comm, sizeof(t->comm));
+	t->exe = strdup(p->exe ? p->exe : "");
+	t->cgroup = strdup(p->cgroup ? p->cgroup : "");
+	if (t->origin == ORIGIN_ADOPTED)
+		t->origin = ORIGIN_RULE;
+	if (!t->exe || !t->cgroup || hashmap_put_u64(e->tasks, (uint64_t)t->pid, t) < 0) {
+		free(t->exe);
+		free(t->cgroup);
+		free(t);
+		return;
+	}
+	task_set_key(t, p->key);
+}
+
+void engine_on_event(struct engine *e, const struct procmon_event *ev)
+{
+	struct task *t;
+
+	e->c.events++;
+	switch (ev->kind) {
+	case PROCMON_FORK:
+		if (ev->pid == ev->tgid)
+			on_fork(e, ev);
+		break;
+	case PROCMON_EXEC:
+		e->c.execs++;
+		(void)handle_process(e, ev->tgid);
+		break;
+	case PROCMON_UID:
+	case PROCMON_GID:
+	case PROCMON_COMM:
+		(void)handle_process(e, ev->tgid);
+		break;
+	case PROCMON_EXIT:
+		if (ev->pid == ev->tgid && (t = engine_task(e, ev->tgid))) {
+			e->c.exits++;
+			task_drop(e, t);
+		}
+		break;
+	}
+}
+
+/* ---- scans ---- */
+
+/* Every thread of t must carry the cookie policy wants; a thread that
+ * changed its own (CREATE, SHARE_FROM an untagged task) is pulled back. */
+static void verify_threads(struct engine *e, struct task *t)
+{
+	char path[PROCINFO_PATH_MAX];
+	struct dirent *d;
+	DIR *dir;
+	sc_cookie want = t->key ? t->key->cookie : 0, c;
+	bool drift = false;
+
+	if (t->origin == ORIGIN_FOREIGN || e->smt_off)
+		return;
+	snprintf(path, sizeof(path), "%s/%d/task", e->proc_root, t->pid);
+	dir = opendir(path);
+	if (!dir)
+		return;
+	while (!drift && (d = readdir(dir)))
+		if (d->d_name[0] != '.' && cookie_get(atoi(d->d_name), &c) == 0 && c != want)
+			drift = true;
+	closedir(dir);
+	if (!drift)
+		return;
+	if (!t->key && t->origin == ORIGIN_NONE && !e->conf->daemon.clear_foreign) {
+		(void)cookie_get(t->pid, &t->cookie);
+		t->origin = ORIGIN_FOREIGN; /* someone else tagged it: not ours to undo */
+		e->c.foreign++;
+		return;
+	}
+	log_task(LOG_INFO, t->pid, t->key ? t->key->group : NULL, "PID %d (%s) left its cookie: repairing",
+		 t->pid, t->comm);
+	t->cookie = (sc_cookie)-1; /* force the assignment */
+	(void)ensure(e, t, true);
+}
+
+struct pending {
+	struct task *t;
+	const struct group *g; /* NULL: matched nothing */
+	char key[MATCH_KEY_MAX];
+};
+
+struct scan {
+	struct engine *e;
+	bool adopt, verify;
+	struct pending *pending; /* adopt only */
+	size_t n_pending, max_pending;
+};
+
+static int scan_one(void *userdata, pid_t pid)
+{
+	struct scan *s = userdata;
+	struct engine *e = s->e;
+	struct procinfo pi;
+	struct task *t;
+	bool changed;
+
+	if (pid == e->self || procinfo_read(e->proc_root, pid, &pi) < 0 || pi.kernel_thread)
+		return 0;
+	if (task_upsert(e, &pi, &t, &changed) < 0)
+		return 0;
+	t->generation = e->generation;
+	if (s->adopt) {
+		struct pending *p;
+		struct match_input in = { t->exe, t->comm, t->uid, t->gid, t->cgroup };
+		struct match_result m;
+
+		if (s->n_pending >= s->max_pending)
+			return 0;
+		p = &s->pending[s->n_pending++];
+		p->t = t;
+		p->g = rules_match(e->conf, &in, &m) > 0 ? m.group : NULL;
+		if (p->g && p->g->per == PER_PROCESS)
+			process_key_name(t, m.key, sizeof(m.key));
+		if (p->g)
+			memcpy(p->key, m.key, sizeof(p->key));
+		return 0;
+	}
+	if (changed && !origin_explicit(t->origin))
+		(void)evaluate(e, t, !changed);
+	else if (s->verify)
+		verify_threads(e, t);
+	return 0;
+}
+
+static void free_value(void *userdata, void *value)
+{
+	(void)userdata;
+	free(value);
+}
+
+struct vote {
+	sc_cookie cookie[8];
+	unsigned count[8];
+	pid_t tid[8];
+};
+
+/* On start-up, each key takes the cookie most of its tasks already share,
+ * so a restart moves nobody who was placed correctly. */
+static void adopt(struct engine *e, struct pending *p, size_t n)
+{
+	struct hashmap *votes = hashmap_new(true);
+	char id[MATCH_KEY_MAX + 80];
+
+	for (size_t i = 0; votes && i < n; i++) {
+		struct vote *v;
+		size_t j;
+
+		if (!p[i].g || p[i].g->trusted || p[i].t->cookie == 0)
+			continue;
+		snprintf(id, sizeof(id), "%s/%s", p[i].g->name, p[i].key);
+		v = hashmap_get_str(votes, id);
+		if (!v && (!(v = calloc(1, sizeof(*v))) || hashmap_put_str(votes, id, v) < 0)) {
+			free(v);
+			continue;
+		}
+		for (j = 0; j < 8 && v->count[j] && v->cookie[j] != p[i].t->cookie; j++)
+			;
+		if (j < 8) {
+			v->cookie[j] = p[i].t->cookie;
+			v->tid[j] = p[i].t->pid;
+			v->count[j]++;
+		}
+	}
+	for (size_t i = 0; i < n; i++) {
+		struct task *t = p[i].t;
+		struct vote *v;
+		struct key *k;
+		unsigned best = 0;
+
+		if (!p[i].g) {
+			(void)evaluate(e, t, false); /* foreign or none */
+			continue;
+		}
+		snprintf(id, sizeof(id), "%s/%s", p[i].g->name, p[i].key);
+		v = votes ? hashmap_get_str(votes, id) : NULL;
+		for (unsigned j = 1; v && j < 8; j++)
+			if (v->count[j] > v->count[best])
+				best = j;
+		if (key_get(e, p[i].g, p[i].key, v ? v->tid[best] : 0, &k) < 0)
+			continue;
+		if (k->per == PER_PROCESS && k->cookie == 0 && t->cookie != 0)
+			k->cookie = t->cookie;
+		task_set_key(t, k);
+		t->origin = t->cookie == k->cookie ? ORIGIN_ADOPTED : ORIGIN_RULE;
+		(void)ensure(e, t, false);
+	}
+	if (votes) {
+		hashmap_foreach(votes, free_value, NULL);
+		hashmap_free(votes);
+	}
+}
+
+struct sweep {
+	struct engine *e;
+	void **vals;
+	size_t n, max;
+};
+
+static void collect(void *userdata, void *value)
+{
+	struct sweep *s = userdata;
+
+	if (s->n < s->max)
+		s->vals[s->n++] = value;
+}
+
+/* Tasks not seen by the last scan exited without us hearing of it. */
+static void drop_unseen(struct engine *e)
+{
+	size_t n = hashmap_size(e->tasks);
+	struct sweep s = { e, calloc(n + 1, sizeof(void *)), 0, n };
+
+	if (!s.vals)
+		return;
+	hashmap_foreach(e->tasks, collect, &s);
+	for (size_t i = 0; i < s.n; i++)
+		if (((struct task *)s.vals[i])->generation != e->generation)
+			task_drop(e, s.vals[i]);
+	free(s.vals);
+}
+
+/* Keys without members let their holder go; a Per=group key lives as long
+ * as its group does, so the group's cookie outlives its members. */
+static void release_keys(struct engine *e, bool all_empty)
+{
+	size_t n = hashmap_size(e->keys);
+	struct sweep s = { e, calloc(n + 1, sizeof(void *)), 0, n };
+
+	if (!s.vals)
+		return;
+	hashmap_foreach(e->keys, collect, &s);
+	for (size_t i = 0; i < s.n; i++) {
+		struct key *k = s.vals[i];
+		const struct group *g = conf_find_group(e->conf, k->group);
+		bool stale = !g || g->per != k->per || g->trusted != k->trusted;
+
+		if (k->n_tasks == 0 && (all_empty || stale || k->per != PER_GROUP))
+			key_release(e, k);
+	}
+	free(s.vals);
+}
+
+static void smt_check(struct engine *e)
+{
+	char path[256];
+	FILE *f;
+	int active = 0;
+
+	snprintf(path, sizeof(path), "/sys/devices/system/cpu/smt/active");
+	f = fopen(path, "re");
+	if (f) {
+		if (fscanf(f, "%d", &active) != 1)
+			active = 0;
+		fclose(f);
+	}
+	if (e->smt_off && active == 1) {
+		e->smt_off = false;
+		log_notice("SMT is back on: reconciling");
+	}
+}
+
+int engine_scan(struct engine *e, bool adopt_cookies, bool verify)
+{
+	struct scan s = { .e = e, .adopt = adopt_cookies, .verify = verify };
+	int r;
+
+	smt_check(e);
+	e->generation++;
+	if (adopt_cookies) {
+		s.max_pending = MAX_SCAN;
+		s.pending = calloc(s.max_pending, sizeof(*s.pending));
+		if (!s.pending)
+			return -ENOMEM;
+	}
+	r = procinfo_for_each_pid(e->proc_root, scan_one, &s);
+	if (r >= 0)
+		drop_unseen(e);
+	if (adopt_cookies)
+		adopt(e, s.pending, s.n_pending);
+	free(s.pending);
+	if (verify) {
+		e->c.reconciles++;
+		release_keys(e, false);
+	}
+	return r;
+}
+
+int engine_resync(struct engine *e)
+{
+	e->c.resyncs++;
+	log_notice("Events were lost: rescanning every process");
+	return engine_scan(e, false, true);
+}
+
+/* ---- configuration and explicit placement ---- */
+
+static bool key_stale(const struct conf *c, const struct key *k)
+{
+	const struct group *g = conf_find_group(c, k->group);
+
+	return !g || g->per != k->per || g->trusted != k->trusted;
+}
+
+/* A task whose key went stale in a reload: an explicit placement moves to
+ * the new key of the same group and name; anything else is re-evaluated. */
+static void rekey(struct engine *e, struct task *t, bool stale)
+{
+	const struct group *g = t->key ? conf_find_group(e->conf, t->key->group) : NULL;
+	struct key *k;
+
+	if (origin_explicit(t->origin) && !stale)
+		return;
+	if (origin_explicit(t->origin) && g && key_get(e, g, t->key->name, 0, &k) >= 0) {
+		task_set_key(t, k);
+		(void)ensure(e, t, false);
+		return;
+	}
+	if (origin_explicit(t->origin) || stale)
+		t->origin = ORIGIN_RULE;
+	(void)evaluate(e, t, false);
+}
+
+struct conf *engine_set_conf(struct engine *e, struct conf *c)
+{
+	struct conf *old = e->conf;
+	size_t nk = hashmap_size(e->keys), nt = hashmap_size(e->tasks);
+	struct sweep keys = { e, calloc(nk + 1, sizeof(void *)), 0, nk };
+	struct sweep tasks = { e, calloc(nt + 1, sizeof(void *)), 0, nt };
+
+	e->conf = c;
+	if (!old || !keys.vals || !tasks.vals)
+		goto out;
+	hashmap_foreach(e->keys, collect, &keys);
+	hashmap_foreach(e->tasks, collect, &tasks);
+	/* Stale keys leave the map first so that no task can find them. */
+	for (size_t i = 0; i < keys.n; i++)
+		if (key_stale(c, keys.vals[i]))
+			hashmap_remove_str(e->keys, ((struct key *)keys.vals[i])->id);
+		else
+			keys.vals[i] = NULL;
+	for (size_t i = 0; i < tasks.n; i++) {
+		struct task *t = tasks.vals[i];
+
+		rekey(e, t, t->key && key_stale(c, t->key) && t->key != hashmap_get_str(e->keys, t->key->id));
+	}
+	for (size_t i = 0; i < keys.n; i++)
+		if (keys.vals[i]) {
+			key_free(keys.vals[i]);
+			e->c.keys_released++;
+		}
+	release_keys(e, false);
+out:
+	free(keys.vals);
+	free(tasks.vals);
+	return old;
+}
+
+const struct conf *engine_conf(const struct engine *e)
+{
+	return e->conf;
+}
+
+static int key_name_for(const struct group *g, const struct task *t, char *buf, size_t size)
+{
+	switch (g->per) {
+	case PER_USER: snprintf(buf, size, "%u", (unsigned)t->uid); break;
+	case PER_CGROUP: snprintf(buf, size, "%s", t->cgroup ? t->cgroup : ""); break;
+	case PER_PROCESS: process_key_name(t, buf, size); break;
+	default: buf[0] = 0; break;
+	}
+	return 0;
+}
+
+int engine_assign(struct engine *e, pid_t pid, const char *group, const char *keyname, enum origin origin)
+{
+	const struct group *g = conf_find_group(e->conf, group);
+	char name[MATCH_KEY_MAX];
+	struct procinfo pi;
+	struct task *t;
+	struct key *k;
+	bool changed;
+	int fd, r;
+
+	if (!g)
+		return -ENOENT;
+	if (pid == e->self)
+		return -EPERM;
+	fd = pidfd_open_(pid);
+	if (fd < 0)
+		return -errno;
+	r = procinfo_read(e->proc_root, pid, &pi);
+	if (r >= 0 && pi.kernel_thread)
+		r = -EPERM;
+	if (r >= 0)
+		r = task_upsert(e, &pi, &t, &changed);
+	if (r >= 0) {
+		if (keyname)
+			snprintf(name, sizeof(name), "%s", keyname);
+		else
+			key_name_for(g, t, name, sizeof(name));
+		r = key_get(e, g, name, 0, &k);
+	}
+	if (r >= 0) {
+		task_set_key(t, k);
+		t->origin = origin;
+		r = ensure(e, t, false);
+		if (r >= 0 && !pidfd_alive(fd))
+			r = -ESRCH;
+	}
+	close(fd);
+	return r < 0 ? r : 0;
+}
+
+int engine_clear(struct engine *e, pid_t pid)
+{
+	struct procinfo pi;
+	struct task *t;
+	bool changed;
+	int r;
+
+	if (pid == e->self)
+		return -EPERM;
+	r = procinfo_read(e->proc_root, pid, &pi);
+	if (r < 0)
+		return r;
+	r = task_upsert(e, &pi, &t, &changed);
+	if (r < 0)
+		return r;
+	task_set_key(t, NULL);
+	t->origin = ORIGIN_NONE;
+	t->cookie = (sc_cookie)-1;
+	r = ensure(e, t, false);
+	return r < 0 ? r : 0;
+}
+
+/* ---- life cycle and queries ---- */
+
+int engine_new(const char *proc_root, struct engine **ret)
+{
+	struct engine *e = calloc(1, sizeof(*e));
+
+	if (!e)
+		return -ENOMEM;
+	e->proc_root = strdup(proc_root);
+	e->tasks = hashmap_new(false);
+	e->keys = hashmap_new(true);
+	e->self = getpid();
+	if (!e->proc_root || !e->tasks || !e->keys) {
+		engine_free(e);
+		return -ENOMEM;
+	}
+	*ret = e;
+	return 0;
+}
+
+static void free_task(void *userdata, void *value)
+{
+	struct task *t = value;
+
+	(void)userdata;
+	free(t->exe);
+	free(t->cgroup);
+	free(t);
+}
+
+static void free_key(void *userdata, void *value)
+{
+	(void)userdata;
+	key_free(value);
+}
+
+/* Holders go, but the cookies stay with the tasks that carry them: a
+ * stopped daemon leaves every process where it was. */
+struct engine *engine_free(struct engine *e)
+{
+	if (!e)
+		return NULL;
+	if (e->tasks)
+		hashmap_foreach(e->tasks, free_task, NULL);
+	if (e->keys)
+		hashmap_foreach(e->keys, free_key, NULL);
+	hashmap_free(e->tasks);
+	hashmap_free(e->keys);
+	conf_free(e->conf);
+	free(e->proc_root);
+	free(e);
+	return NULL;
+}
+
+const struct engine_counters *engine_counters(const struct engine *e) { return &e->c; }
+bool engine_smt_off(const struct engine *e) { return e->smt_off; }
+size_t engine_n_tasks(const struct engine *e) { return hashmap_size(e->tasks); }
+size_t engine_n_keys(const struct engine *e) { return hashmap_size(e->keys); }
+
+struct task *engine_task(const struct engine *e, pid_t pid)
+{
+	return hashmap_get_u64(e->tasks, (uint64_t)pid);
+}
+
+size_t engine_tasks(const struct engine *e, struct task **out, size_t max)
+{
+	return hashmap_values(e->tasks, (void **)out, max);
+}
+
+size_t engine_keys(const struct engine *e, struct key **out, size_t max)
+{
+	return hashmap_values(e->keys, (void **)out, max);
+}

@@ -1,0 +1,92 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* The one-way path: every source (events, scans, the control socket, a
+ * reload) updates the task table through this module; engine decides with
+ * rules_match() and applies with cookie_*(). One behaviour to test. */
+#pragma once
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "conf.h"
+#include "procmon.h"
+#include "sched_core.h"
+
+enum origin {
+	ORIGIN_NONE,      /* matched nothing, cookie 0 */
+	ORIGIN_RULE,      /* placed by a rule */
+	ORIGIN_ASSIGN,    /* coresched assign */
+	ORIGIN_RUN,       /* coresched run --group */
+	ORIGIN_HOOK,      /* container runtime hook */
+	ORIGIN_INHERITED, /* child of an explicitly placed process */
+	ORIGIN_ADOPTED,   /* found with the right cookie at start-up */
+	ORIGIN_FOREIGN,   /* matched nothing, carries someone else's cookie */
+};
+const char *origin_to_string(enum origin o);
+
+struct key {
+	char *id;            /* "group/key" as used in maps */
+	char *group;
+	char *name;          /* "" for Per=group */
+	enum per_mode per;
+	bool trusted;
+	struct holder *holder; /* NULL: trusted (cookie 0) or Per=process */
+	sc_cookie cookie;
+	unsigned n_tasks;
+	uint64_t assignments;
+	void *stats;         /* forced-idle accounting, owned by stats.c */
+};
+
+struct task {
+	pid_t pid;
+	uint64_t start;      /* start time: pid + start names one process */
+	uid_t uid;
+	gid_t gid;
+	char comm[16];
+	char *exe;
+	char *cgroup;
+	enum origin origin;
+	struct key *key;
+	sc_cookie cookie;    /* last read back from the kernel */
+	uint64_t generation;
+};
+
+struct engine_counters {
+	uint64_t events, execs, forks, exits, lost, resyncs, reconciles;
+	uint64_t assignments, repairs, errors, vanished, foreign;
+	uint64_t keys_created, keys_released;
+};
+
+struct engine;
+
+int engine_new(const char *proc_root, struct engine **ret);
+struct engine *engine_free(struct engine *e);
+
+/* Takes ownership of c; returns the previous configuration (caller frees
+ * it). Re-evaluates every task that is not explicitly placed. */
+struct conf *engine_set_conf(struct engine *e, struct conf *c);
+const struct conf *engine_conf(const struct engine *e);
+
+void engine_on_event(struct engine *e, const struct procmon_event *ev);
+/* Scan /proc and converge every process to policy. adopt: the first scan
+ * after start, which keeps the cookies groups already share. verify: read
+ * every thread's cookie back and repair drift (the periodic reconcile). */
+int engine_scan(struct engine *e, bool adopt, bool verify);
+/* Events were lost: rescan everything. */
+int engine_resync(struct engine *e);
+
+/* Explicit placement (control socket): put pid's thread group into group
+ * (key per the group's Per=, or `key` when non-NULL). Sticky, inherited by
+ * children. Returns 0 or a negative errno (-ESRCH, -ENOENT no such group). */
+int engine_assign(struct engine *e, pid_t pid, const char *group, const char *key, enum origin origin);
+/* Return pid to cookie 0 and forget any explicit placement. */
+int engine_clear(struct engine *e, pid_t pid);
+
+const struct engine_counters *engine_counters(const struct engine *e);
+bool engine_smt_off(const struct engine *e);
+size_t engine_n_tasks(const struct engine *e);
+size_t engine_n_keys(const struct engine *e);
+/* Look-ups for queries; pointers valid until the next engine call. */
+struct task *engine_task(const struct engine *e, pid_t pid);
+size_t engine_tasks(const struct engine *e, struct task **out, size_t max);
+size_t engine_keys(const struct engine *e, struct key **out, size_t max);

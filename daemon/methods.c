@@ -1,0 +1,564 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* The io.coresched methods. Reading is open to every local user (an
+ * unprivileged caller sees only its own processes); changing state needs
+ * root or [Daemon] ControlGroup=, except that a user may put their own
+ * processes into a group whose AllowUsers=/AllowGroups= admit them. */
+#include "methods.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <inttypes.h>
+#include <pwd.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <systemd/sd-daemon.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "control.h"
+#include "cookie.h"
+#include "daemon.h"
+#include "log.h"
+#include "procinfo.h"
+#include "stats.h"
+
+#define ERR(name) "io.coresched." name
+#define MAX_LIST 65536
+
+static struct daemon *D;
+static unsigned long long config_generation = 1;
+
+static json_object *jstr(const char *s)
+{
+	return json_object_new_string(s ? s : "");
+}
+
+static json_object *jcookie(sc_cookie c)
+{
+	char buf[32];
+
+	snprintf(buf, sizeof(buf), "0x%" PRIx64, c);
+	return json_object_new_string(buf);
+}
+
+static int fail(struct control_error *err, const char *name, const char *field, json_object *value)
+{
+	err->name = name;
+	err->params = json_object_new_object();
+	json_object_object_add(err->params, field, value);
+	return -EINVAL;
+}
+
+static int denied(struct control_error *err, const char *why)
+{
+	return fail(err, ERR("PermissionDenied"), "reason", jstr(why));
+}
+
+/* Root, or a member of ControlGroup= (primary or supplementary, read from
+ * the caller's own status so that no NSS look-up runs here). */
+static bool privileged(const struct control_caller *c)
+{
+	const struct conf *conf = engine_conf(D->engine);
+	char path[64], line[4096];
+	bool found = false;
+	FILE *f;
+
+	if (c->uid == 0)
+		return true;
+	if (!conf->daemon.has_control_gid)
+		return false;
+	if (c->gid == conf->daemon.control_gid)
+		return true;
+	snprintf(path, sizeof(path), "/proc/%d/status", c->pid);
+	f = fopen(path, "re");
+	while (f && !found && fgets(line, sizeof(line), f))
+		if (strncmp(line, "Groups:", 7) == 0)
+			for (char *p = line + 7, *end; *p; p = end) {
+				unsigned long g = strtoul(p, &end, 10);
+
+				if (end == p)
+					break;
+				found |= g == conf->daemon.control_gid;
+			}
+	if (f)
+		fclose(f);
+	return found;
+}
+
+static bool group_allows(const struct group *g, const struct control_caller *c)
+{
+	for (size_t i = 0; i < g->n_allow_uids; i++)
+		if (g->allow_uids[i] == c->uid)
+			return true;
+	for (size_t i = 0; i < g->n_allow_gids; i++)
+		if (g->allow_gids[i] == c->gid)
+			return true;
+	return false;
+}
+
+static const char *user_name(uid_t uid)
+{
+	struct passwd *pw = getpwuid(uid);
+
+	return pw ? pw->pw_name : NULL;
+}
+
+static json_object *task_json(const struct task *t)
+{
+	json_object *o = json_object_new_object();
+	const char *user = user_name(t->uid);
+
+	json_object_object_add(o, "pid", json_object_new_int(t->pid));
+	json_object_object_add(o, "uid", json_object_new_int((int)t->uid));
+	json_object_object_add(o, "user", user ? jstr(user) : NULL);
+	json_object_object_add(o, "comm", jstr(t->comm));
+	json_object_object_add(o, "exe", jstr(t->exe));
+	json_object_object_add(o, "cgroup", jstr(t->cgroup));
+	json_object_object_add(o, "group", t->key ? jstr(t->key->group) : NULL);
+	json_object_object_add(o, "key", t->key ? jstr(t->key->name) : NULL);
+	json_object_object_add(o, "cookie", jcookie(t->cookie));
+	json_object_object_add(o, "origin", jstr(origin_to_string(t->origin)));
+	return o;
+}
+
+static int m_status(void *u, const struct control_caller *c, json_object *p, json_object **ret,
+		    struct control_error *err)
+{
+	const struct engine_counters *n = engine_counters(D->engine);
+	const struct conf *conf = engine_conf(D->engine);
+	json_object *o = json_object_new_object(), *src = json_object_new_array(), *cnt = json_object_new_object();
+	struct control_stats cs = {};
+	struct timespec ts;
+	sc_cookie ck;
+	int smt = sc_get(0, &ck);
+
+	(void)u, (void)c, (void)p, (void)err;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	control_get_stats(D->control, &cs);
+	for (size_t i = 0; i < conf->n_sources; i++)
+		json_object_array_add(src, jstr(conf->sources[i]));
+	json_object_object_add(o, "version", jstr(VERSION));
+	json_object_object_add(o, "pid", json_object_new_int(getpid()));
+	json_object_object_add(o, "uptime_usec", json_object_new_int64(
+		(int64_t)((unsigned long long)ts.tv_sec * 1000000ULL + (unsigned long long)ts.tv_nsec / 1000 - D->started_usec)));
+	json_object_object_add(o, "core_scheduling", json_object_new_boolean(smt != -EINVAL));
+	json_object_object_add(o, "smt", json_object_new_boolean(smt == 0 && !engine_smt_off(D->engine)));
+	json_object_object_add(o, "config_dir", jstr(D->config_dir ? D->config_dir : SYSCONFDIR "/coresched"));
+	json_object_object_add(o, "config_sources", src);
+	json_object_object_add(o, "config_generation", json_object_new_int64((int64_t)config_generation));
+	json_object_object_add(o, "groups", json_object_new_int((int)conf->n_groups));
+	json_object_object_add(o, "tracked_processes", json_object_new_int((int)engine_n_tasks(D->engine)));
+	json_object_object_add(o, "live_cookies", json_object_new_int((int)cookie_live_holders()));
+	json_object_object_add(o, "keys", json_object_new_int((int)engine_n_keys(D->engine)));
+	json_object_object_add(o, "clients", json_object_new_int((int)cs.clients));
+	json_object_object_add(o, "seccomp", json_object_new_boolean(D->seccomp_on));
+#define C(f) json_object_object_add(cnt, #f, json_object_new_int64((int64_t)n->f))
+	C(events); C(execs); C(forks); C(exits); C(lost); C(resyncs); C(reconciles);
+	C(assignments); C(repairs); C(errors); C(vanished); C(foreign); C(keys_created); C(keys_released);
+#undef C
+	json_object_object_add(o, "counters", cnt);
+	if (D->stats)
+		json_object_object_add(o, "stats", stats_to_json(D->stats));
+	*ret = o;
+	return 0;
+}
+
+static int m_list_groups(void *u, const struct control_caller *c, json_object *p, json_object **ret,
+			 struct control_error *err)
+{
+	static struct key *keys[MAX_LIST];
+	const struct conf *conf = engine_conf(D->engine);
+	size_t n = engine_keys(D->engine, keys, MAX_LIST);
+	json_object *arr = json_object_new_array(), *o;
+	char src[4200];
+
+	(void)u, (void)c, (void)p, (void)err;
+	for (size_t i = 0; i < conf->n_groups; i++) {
+		const struct group *g = conf->groups[i];
+		bool any = false;
+
+		snprintf(src, sizeof(src), "%s:%u", g->file, g->line);
+		for (size_t j = 0; j <= n; j++) {
+			const struct key *k = j < n ? keys[j] : NULL;
+
+			if (k ? strcmp(k->group, g->name) != 0 : any)
+				continue;
+			any = true;
+			o = json_object_new_object();
+			json_object_object_add(o, "name", jstr(g->name));
+			json_object_object_add(o, "key", k ? jstr(k->name) : NULL);
+			json_object_object_add(o, "tasks", json_object_new_int(k ? (int)k->n_tasks : 0));
+			json_object_object_add(o, "cookie", k ? jcookie(k->cookie) : NULL);
+			json_object_object_add(o, "trusted", json_object_new_boolean(g->trusted));
+			json_object_object_add(o, "per", jstr(per_mode_to_string(g->per)));
+			json_object_object_add(o, "source", jstr(src));
+			json_object_object_add(o, "assignments", json_object_new_int64(k ? (int64_t)k->assignments : 0));
+			json_object_array_add(arr, o);
+		}
+	}
+	*ret = json_object_new_object();
+	json_object_object_add(*ret, "groups", arr);
+	return 0;
+}
+
+static bool in_int_array(json_object *a, int v)
+{
+	for (size_t i = 0; i < json_object_array_length(a); i++)
+		if (json_object_get_int(json_object_array_get_idx(a, i)) == v)
+			return true;
+	return false;
+}
+
+static int m_list_processes(void *u, const struct control_caller *c, json_object *p, json_object **ret,
+			    struct control_error *err)
+{
+	static struct task *tasks[MAX_LIST];
+	size_t n = engine_tasks(D->engine, tasks, MAX_LIST);
+	json_object *pids = NULL, *user = NULL, *group = NULL, *arr = json_object_new_array();
+	bool all = privileged(c);
+
+	(void)u, (void)err;
+	json_object_object_get_ex(p, "pids", &pids);
+	json_object_object_get_ex(p, "user", &user);
+	json_object_object_get_ex(p, "group", &group);
+	for (size_t i = 0; i < n; i++) {
+		const struct task *t = tasks[i];
+
+		if ((!all && t->uid != c->uid) || (pids && !in_int_array(pids, t->pid)) ||
+		    (user && (int)t->uid != json_object_get_int(user)) ||
+		    (group && (!t->key || strcmp(t->key->group, json_object_get_string(group)) != 0)))
+			continue;
+		json_object_array_add(arr, task_json(t));
+	}
+	*ret = json_object_new_object();
+	json_object_object_add(*ret, "processes", arr);
+	return 0;
+}
+
+static int get_pid(json_object *p, const char *field, pid_t *ret)
+{
+	json_object *v;
+
+	if (!json_object_object_get_ex(p, field, &v) || !json_object_is_type(v, json_type_int) ||
+	    json_object_get_int(v) <= 0)
+		return -EINVAL;
+	*ret = json_object_get_int(v);
+	return 0;
+}
+
+static void explain_one(void *userdata, const struct group *g, bool matched, const char *reason)
+{
+	json_object *o = json_object_new_object();
+	char src[4200];
+
+	snprintf(src, sizeof(src), "%s:%u", g->file, g->line);
+	json_object_object_add(o, "group", jstr(g->name));
+	json_object_object_add(o, "source", jstr(src));
+	json_object_object_add(o, "matched", json_object_new_boolean(matched));
+	json_object_object_add(o, "reason", jstr(reason));
+	json_object_array_add(userdata, o);
+}
+
+static int m_explain(void *u, const struct control_caller *c, json_object *p, json_object **ret,
+		     struct control_error *err)
+{
+	const struct conf *conf = engine_conf(D->engine);
+	struct procinfo pi;
+	struct match_result m;
+	struct match_input in;
+	json_object *o, *rules = json_object_new_array();
+	const struct task *t;
+	sc_cookie now = 0, want = 0;
+	pid_t pid;
+	int matched;
+
+	(void)u;
+	if (get_pid(p, "pid", &pid) < 0)
+		return fail(err, "org.varlink.service.InvalidParameter", "parameter", jstr("pid"));
+	if (procinfo_read("/proc", pid, &pi) < 0)
+		return fail(err, ERR("NoSuchProcess"), "pid", json_object_new_int(pid));
+	if (!privileged(c) && pi.uid != c->uid)
+		return denied(err, "an unprivileged caller may explain only its own processes");
+	in = (struct match_input){ pi.exe, pi.comm, pi.uid, pi.gid, pi.cgroup };
+	rules_explain(conf, &in, explain_one, rules);
+	matched = rules_match(conf, &in, &m);
+	t = engine_task(D->engine, pid);
+	(void)cookie_get(pid, &now);
+	if (t && t->key)
+		want = t->key->cookie;
+	o = json_object_new_object();
+	json_object_object_add(o, "pid", json_object_new_int(pid));
+	json_object_object_add(o, "comm", jstr(pi.comm));
+	json_object_object_add(o, "exe", jstr(pi.exe));
+	json_object_object_add(o, "uid", json_object_new_int((int)pi.uid));
+	json_object_object_add(o, "gid", json_object_new_int((int)pi.gid));
+	json_object_object_add(o, "cgroup", jstr(pi.cgroup));
+	json_object_object_add(o, "rules", rules);
+	json_object_object_add(o, "rule_group", matched > 0 ? jstr(m.group->name) : NULL);
+	json_object_object_add(o, "group", t && t->key ? jstr(t->key->group) : NULL);
+	json_object_object_add(o, "key", t && t->key ? jstr(t->key->name) : NULL);
+	json_object_object_add(o, "origin", jstr(t ? origin_to_string(t->origin) : "untracked"));
+	json_object_object_add(o, "cookie", jcookie(now));
+	json_object_object_add(o, "expected_cookie", t && t->origin == ORIGIN_FOREIGN ? NULL : jcookie(want));
+	json_object_object_add(o, "agrees", json_object_new_boolean(t && (t->origin == ORIGIN_FOREIGN || now == want)));
+	*ret = o;
+	return 0;
+}
+
+static int pid_failure(json_object *failed, pid_t pid, int r)
+{
+	json_object *o = json_object_new_object();
+
+	json_object_object_add(o, "pid", json_object_new_int(pid));
+	json_object_object_add(o, "error", jstr(r == -ENOENT ? "no such group" : sc_strerror(r)));
+	json_object_array_add(failed, o);
+	return 0;
+}
+
+/* May caller put pid into g? */
+static int may_place(const struct control_caller *c, const struct group *g, pid_t pid, const char **why)
+{
+	struct procinfo pi;
+
+	if (privileged(c))
+		return 0;
+	if (!group_allows(g, c)) {
+		*why = "the group does not allow this user (AllowUsers=/AllowGroups=)";
+		return -EPERM;
+	}
+	if (procinfo_read("/proc", pid, &pi) < 0)
+		return -ESRCH;
+	if (pi.uid != c->uid) {
+		*why = "an unprivileged caller may place only its own processes";
+		return -EPERM;
+	}
+	return 0;
+}
+
+static int place(const struct control_caller *c, json_object *p, json_object *pids, pid_t self,
+		 enum origin origin, json_object **ret, struct control_error *err)
+{
+	const struct conf *conf = engine_conf(D->engine);
+	json_object *jg = NULL, *jk = NULL, *jo = NULL, *ok = json_object_new_array(), *failed = json_object_new_array();
+	const struct group *g;
+	const char *why = NULL, *key = NULL;
+	const struct task *t = NULL;
+
+	if (!json_object_object_get_ex(p, "group", &jg) || !json_object_is_type(jg, json_type_string))
+		return fail(err, "org.varlink.service.InvalidParameter", "parameter", jstr("group"));
+	g = conf_find_group(conf, json_object_get_string(jg));
+	if (!g)
+		return fail(err, ERR("NoSuchGroup"), "group", jstr(json_object_get_string(jg)));
+	/* An explicit key or origin is for the container hook: privileged. */
+	json_object_object_get_ex(p, "key", &jk);
+	json_object_object_get_ex(p, "origin", &jo);
+	if ((jk || jo) && !privileged(c))
+		return denied(err, "key= and origin= need privilege");
+	if (jk)
+		key = json_object_get_string(jk);
+	if (jo && strcmp(json_object_get_string(jo), "hook") == 0)
+		origin = ORIGIN_HOOK;
+	for (size_t i = 0; i < (pids ? json_object_array_length(pids) : 1); i++) {
+		pid_t pid = pids ? json_object_get_int(json_object_array_get_idx(pids, i)) : self;
+		int r = pid > 0 ? may_place(c, g, pid, &why) : -ESRCH;
+
+		if (r == -EPERM && why && !pids)
+			return denied(err, why);
+		if (r >= 0)
+			r = engine_assign(D->engine, pid, g->name, key, origin);
+		if (r < 0) {
+			pid_failure(failed, pid, r);
+			continue;
+		}
+		json_object_array_add(ok, json_object_new_int(pid));
+		t = engine_task(D->engine, pid);
+	}
+	if (!pids && json_object_array_length(failed) > 0) {
+		json_object *f = json_object_array_get_idx(failed, 0);
+
+		json_object_get(f);
+		json_object_put(ok);
+		json_object_put(failed);
+		err->name = ERR("AssignFailed");
+		err->params = f;
+		return -EIO;
+	}
+	*ret = json_object_new_object();
+	json_object_object_add(*ret, "group", jstr(g->name));
+	json_object_object_add(*ret, "key", t && t->key ? jstr(t->key->name) : NULL);
+	json_object_object_add(*ret, "cookie", t ? jcookie(t->cookie) : NULL);
+	json_object_object_add(*ret, "assigned", ok);
+	json_object_object_add(*ret, "failed", failed);
+	return 0;
+}
+
+static int m_assign(void *u, const struct control_caller *c, json_object *p, json_object **ret,
+		    struct control_error *err)
+{
+	json_object *pids = NULL;
+
+	(void)u;
+	if (!json_object_object_get_ex(p, "pids", &pids) || !json_object_is_type(pids, json_type_array) ||
+	    json_object_array_length(pids) > 4096)
+		return fail(err, "org.varlink.service.InvalidParameter", "parameter", jstr("pids"));
+	return place(c, p, pids, 0, ORIGIN_ASSIGN, ret, err);
+}
+
+/* coresched run --group: the caller is the process to place, identified by
+ * its socket credentials; it execs the command once we answer. */
+static int m_run(void *u, const struct control_caller *c, json_object *p, json_object **ret,
+		 struct control_error *err)
+{
+	(void)u;
+	return place(c, p, NULL, c->pid, ORIGIN_RUN, ret, err);
+}
+
+static int m_clear(void *u, const struct control_caller *c, json_object *p, json_object **ret,
+		   struct control_error *err)
+{
+	json_object *pids = NULL, *ok = json_object_new_array(), *failed = json_object_new_array();
+
+	(void)u;
+	if (!json_object_object_get_ex(p, "pids", &pids) || !json_object_is_type(pids, json_type_array)) {
+		json_object_put(ok);
+		json_object_put(failed);
+		return fail(err, "org.varlink.service.InvalidParameter", "parameter", jstr("pids"));
+	}
+	if (!privileged(c)) {
+		json_object_put(ok);
+		json_object_put(failed);
+		return denied(err, "clearing cookies needs privilege");
+	}
+	for (size_t i = 0; i < json_object_array_length(pids); i++) {
+		pid_t pid = json_object_get_int(json_object_array_get_idx(pids, i));
+		int r = engine_clear(D->engine, pid);
+
+		if (r < 0)
+			pid_failure(failed, pid, r);
+		else
+			json_object_array_add(ok, json_object_new_int(pid));
+	}
+	*ret = json_object_new_object();
+	json_object_object_add(*ret, "cleared", ok);
+	json_object_object_add(*ret, "failed", failed);
+	return 0;
+}
+
+static int config_error(struct control_error *err, const char *msg)
+{
+	json_object *a = json_object_new_array();
+
+	json_object_array_add(a, jstr(msg));
+	return fail(err, ERR("ConfigError"), "errors", a);
+}
+
+static int m_reload(void *u, const struct control_caller *c, json_object *p, json_object **ret,
+		    struct control_error *err)
+{
+	char *error = NULL;
+	int r;
+
+	(void)u, (void)p;
+	if (!privileged(c))
+		return denied(err, "reloading needs privilege");
+	r = daemon_reload(D, &error);
+	if (r < 0) {
+		r = config_error(err, error ? error : strerror(-r));
+		free(error);
+		return r;
+	}
+	config_generation++;
+	*ret = json_object_new_object();
+	json_object_object_add(*ret, "config_generation", json_object_new_int64((int64_t)config_generation));
+	json_object_object_add(*ret, "groups", json_object_new_int((int)engine_conf(D->engine)->n_groups));
+	return 0;
+}
+
+static int m_check_config(void *u, const struct control_caller *c, json_object *p, json_object **ret,
+			  struct control_error *err)
+{
+	json_object *jd = NULL, *errors = json_object_new_array();
+	struct conf *conf = NULL;
+	char *error = NULL;
+	int r;
+
+	(void)u;
+	json_object_object_get_ex(p, "dir", &jd);
+	if (jd && !privileged(c)) {
+		json_object_put(errors);
+		return denied(err, "checking another directory needs privilege");
+	}
+	r = daemon_load_config(jd ? json_object_get_string(jd) : D->config_dir, &conf, &error);
+	if (r < 0)
+		json_object_array_add(errors, jstr(error ? error : strerror(-r)));
+	free(error);
+	conf_free(conf);
+	*ret = json_object_new_object();
+	json_object_object_add(*ret, "ok", json_object_new_boolean(r >= 0));
+	json_object_object_add(*ret, "errors", errors);
+	return 0;
+}
+
+static int m_stats(void *u, const struct control_caller *c, json_object *p, json_object **ret,
+		   struct control_error *err)
+{
+	(void)u, (void)c, (void)p;
+	if (!D->stats)
+		return fail(err, ERR("NotSupported"), "reason", jstr("forced-idle accounting is off"));
+	(void)stats_sample(D->stats);
+	*ret = stats_to_json(D->stats);
+	return 0;
+}
+
+static const struct control_method methods[] = {
+	{ "io.coresched.Status", m_status },
+	{ "io.coresched.ListGroups", m_list_groups },
+	{ "io.coresched.ListProcesses", m_list_processes },
+	{ "io.coresched.Explain", m_explain },
+	{ "io.coresched.Assign", m_assign },
+	{ "io.coresched.Run", m_run },
+	{ "io.coresched.Clear", m_clear },
+	{ "io.coresched.Reload", m_reload },
+	{ "io.coresched.CheckConfig", m_check_config },
+	{ "io.coresched.Stats", m_stats },
+};
+
+static void control_log(int level, const char *fmt, ...)
+{
+	char buf[1024];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	log_full(level, "%s", buf);
+}
+
+int methods_setup(struct daemon *d, const char *socket_path)
+{
+	const struct conf *conf = engine_conf(d->engine);
+	struct control_config cfg = {
+		.socket_path = socket_path ? socket_path : RUNSTATEDIR "/coresched/io.coresched",
+		.max_clients = conf->daemon.max_clients,
+		.max_clients_per_uid = conf->daemon.max_clients_per_uid,
+		.version = VERSION,
+		.interface_description = control_interface_description,
+		.log = control_log,
+	};
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	d->started_usec = (unsigned long long)ts.tv_sec * 1000000ULL + (unsigned long long)ts.tv_nsec / 1000;
+	D = d;
+	/* Socket activation: systemd passes the listening socket as fd 3. */
+	if (!socket_path && sd_listen_fds(0) == 1)
+		cfg.listen_fd = SD_LISTEN_FDS_START;
+	return control_new(d->event, &cfg, methods, sizeof(methods) / sizeof(methods[0]), d, &d->control);
+}
+
+void methods_finalize(struct daemon *d)
+{
+	d->control = control_free(d->control);
+	D = NULL;
+}

@@ -1,0 +1,496 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* The /proc parsers on text in the kernel's formats, the readers on a fake
+ * tree and on the live /proc, and the pid listing. */
+#include "procinfo.h"
+#include "unit.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* Fields 5..21 and 23..52 of a real user process's stat line. */
+#define STAT_MID " 1 100 9017 0 -1 %u 100 0 0 0 0 0 0 0 20 0 1 0 %s"
+#define STAT_TAIL                                                                            \
+	" 3133440 416 18446744073709551615 94425168023552 94425168043433 140729056669312 0 0 0" \
+	" 0 0 0 0 0 0 17 1 0 0 0 0 0 94425168059440 94425168061056 94425858674688"             \
+	" 140729056676490 140729056676510 140729056676510 140729056677867 0\n"
+
+/* "PID (COMM) S PPID ..." with the given flags and start time. */
+static const char *stat_line(const char *pid_comm, const char *ppid, unsigned flags, const char *start)
+{
+	static char buf[1024];
+	char mid[256];
+
+	snprintf(mid, sizeof(mid), STAT_MID, flags, start);
+	/* STAT_MID starts with the ppid 1: swap in the one asked for. */
+	snprintf(buf, sizeof(buf), "%s S %s%s%s", pid_comm, ppid, mid + 2, STAT_TAIL);
+	return buf;
+}
+
+static void fresh(struct procinfo *p)
+{
+	memset(p, 0x5a, sizeof(*p));
+	strcpy(p->comm, "untouched");
+}
+
+static void parse_stat_user_process(void)
+{
+	struct procinfo p;
+
+	fresh(&p);
+	CHECK(procinfo_parse_stat(stat_line("25268 (cat)", "25266", 4194304, "81921"), &p) == 0);
+	CHECK(p.pid == 25268);
+	CHECK(p.ppid == 25266);
+	CHECK_STREQ(p.comm, "cat");
+	CHECK(p.start_time == 81921);
+	CHECK(p.kernel_thread == 0);
+}
+
+static void parse_stat_hostile_comms(void)
+{
+	struct procinfo p;
+
+	fresh(&p);
+	CHECK(procinfo_parse_stat(stat_line("77 (a) b (c)", "1", 4194560, "5"), &p) == 0);
+	CHECK_STREQ(p.comm, "a) b (c");
+	CHECK(p.pid == 77 && p.ppid == 1 && p.start_time == 5);
+
+	CHECK(procinfo_parse_stat(stat_line("78 (abcdefghijklmno)", "1", 0, "6"), &p) == 0);
+	CHECK_STREQ(p.comm, "abcdefghijklmno");
+	CHECK(procinfo_parse_stat(stat_line("79 ()", "1", 0, "6"), &p) == 0);
+	CHECK_STREQ(p.comm, "");
+	CHECK(procinfo_parse_stat(stat_line("80 ( ) ) 1 2 )", "1", 0, "6"), &p) == 0);
+	CHECK_STREQ(p.comm, " ) ) 1 2 ");
+	CHECK(p.ppid == 1);
+	/* Workqueue workers show more than TASK_COMM_LEN: cut, terminated. */
+	CHECK(procinfo_parse_stat(stat_line("81 (kworker/0:1-events_power_efficient)", "2", 0x04208060, "7"), &p) == 0);
+	CHECK_STREQ(p.comm, "kworker/0:1-eve");
+	CHECK(p.kernel_thread == 1);
+}
+
+static void parse_stat_kernel_threads(void)
+{
+	struct procinfo p;
+
+	fresh(&p);
+	/* kthreadd itself, as this kernel prints it */
+	CHECK(procinfo_parse_stat("2 (kthreadd) S 0 0 0 0 -1 2129984 0 0 0 0 0 0 0 0 20 0 1 0 24 0 0 "
+				  "18446744073709551615 0 0 0 0 0 0 0 2147483647 0 1 0 0 0 0 0 0 0 0 0 0 0 "
+				  "0 0 0 0 0 0\n",
+				  &p) == 0);
+	CHECK(p.pid == 2 && p.ppid == 0 && p.start_time == 24);
+	CHECK(p.kernel_thread == 1);
+	/* PF_KTHREAD alone decides for a kthread not parented by kthreadd */
+	CHECK(procinfo_parse_stat(stat_line("300 (irq/9-acpi)", "7", 0x00208040, "30"), &p) == 0);
+	CHECK(p.kernel_thread == 1);
+	CHECK(procinfo_parse_stat(stat_line("301 (sh)", "7", 0x00400100, "31"), &p) == 0);
+	CHECK(p.kernel_thread == 0);
+	CHECK(procinfo_parse_stat(stat_line("302 (sh)", "2", 0x00400100, "31"), &p) == 0);
+	CHECK(p.kernel_thread == 1);
+	/* The largest start time there can be */
+	CHECK(procinfo_parse_stat(stat_line("303 (sh)", "7", 0, "18446744073709551615"), &p) == 0);
+	CHECK(p.start_time == UINT64_MAX);
+}
+
+static void parse_stat_rejects(void)
+{
+	static const char *const bad[] = {
+		"",
+		"abc",
+		"12",
+		"12 (x",
+		"12 (x)",
+		"12 (x) S",
+		"12 (x) S 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18",   /* ends at field 21 */
+		"(x) S 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20", /* no pid */
+		"0 (x) S 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20",
+		"-5 (x) S 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20",
+		"12(x) S 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20",
+		"12 (x) S -1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20",
+		"12 (x) S 1 2 3 4 5 zz 7 8 9 10 11 12 13 14 15 16 17 18 19 20",
+		"12 (x) S 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 9x",
+		"12 (x) S 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 18446744073709551616",
+		"12 (x) S  1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20",
+		"12 (x) SS 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20",
+		"99999999999 (x) S 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20",
+	};
+	struct procinfo p;
+	size_t i;
+
+	fresh(&p);
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		int r = procinfo_parse_stat(bad[i], &p);
+
+		if (r != -EBADMSG)
+			fprintf(stderr, "  accepted \"%s\": %d\n", bad[i], r);
+		CHECK(r == -EBADMSG);
+	}
+	CHECK_STREQ(p.comm, "untouched");
+	/* The minimal well-formed line is accepted. */
+	CHECK(procinfo_parse_stat("12 (x) S 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20", &p) == 0);
+	CHECK(p.start_time == 19 && p.ppid == 1);
+}
+
+static const char status_sample[] = "Name:\tbash\n"
+				    "Umask:\t0022\n"
+				    "State:\tS (sleeping)\n"
+				    "Tgid:\t1234\n"
+				    "Ngid:\t0\n"
+				    "Pid:\t1234\n"
+				    "PPid:\t1200\n"
+				    "TracerPid:\t0\n"
+				    "Uid:\t1000\t1001\t1002\t1003\n"
+				    "Gid:\t100\t101\t102\t103\n"
+				    "FDSize:\t256\n"
+				    "Groups:\t24 25 100 \n"
+				    "NStgid:\t1234\n";
+
+static void parse_status_ids(void)
+{
+	uid_t uid = 7;
+	gid_t gid = 7;
+
+	CHECK(procinfo_parse_status(status_sample, &uid, &gid) == 0);
+	CHECK(uid == 1000);
+	CHECK(gid == 100);
+	CHECK(procinfo_parse_status("Uid:\t4294967294\t0\t0\t0\nGid:\t0\t0\t0\t0\n", &uid, &gid) == 0);
+	CHECK(uid == 4294967294u && gid == 0);
+}
+
+static void parse_status_rejects(void)
+{
+	static const char *const bad[] = {
+		"",
+		"Name:\tx\n",
+		"Uid:\t1\t1\t1\t1\n",                      /* no Gid */
+		"Gid:\t1\t1\t1\t1\n",                      /* no Uid */
+		"Uid:\tx\t1\t1\t1\nGid:\t1\t1\t1\t1\n",    /* not a number */
+		"Uid:\t-1\t1\t1\t1\nGid:\t1\t1\t1\t1\n",   /* negative */
+		"Uid:\t4294967296\nGid:\t1\n",             /* too big for a uid */
+		"Uid:\t12z\t1\t1\t1\nGid:\t1\t1\t1\t1\n",  /* trailing junk */
+		"Uid:\nGid:\t1\n",                         /* empty */
+		" Uid:\t1\nGid:\t1\n",                     /* not at the start of a line */
+	};
+	uid_t uid = 7;
+	gid_t gid = 7;
+	size_t i;
+
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		int r = procinfo_parse_status(bad[i], &uid, &gid);
+
+		if (r != -EBADMSG)
+			fprintf(stderr, "  accepted \"%s\": %d\n", bad[i], r);
+		CHECK(r == -EBADMSG);
+	}
+	CHECK(uid == 7 && gid == 7);
+}
+
+static void parse_cgroup_lines(void)
+{
+	char path[64];
+
+	CHECK(procinfo_parse_cgroup("0::/user.slice/user-1000.slice/session-2.scope\n", path, sizeof(path)) ==
+	      (int)strlen("/user.slice/user-1000.slice/session-2.scope"));
+	CHECK_STREQ(path, "/user.slice/user-1000.slice/session-2.scope");
+	/* hybrid: v1 hierarchies first, the unified one last */
+	CHECK(procinfo_parse_cgroup("9:name=systemd:/\n4:memory:/x\n1:cpu:/\n0::/\n", path, sizeof(path)) == 1);
+	CHECK_STREQ(path, "/");
+	/* no trailing newline; a v1 line that merely contains "0::" */
+	CHECK(procinfo_parse_cgroup("10:name=0::/no\n0::/a b", path, sizeof(path)) == 4);
+	CHECK_STREQ(path, "/a b");
+	/* v1 only: no unified line at all */
+	strcpy(path, "junk");
+	CHECK(procinfo_parse_cgroup("4:memory:/x\n1:cpu:/\n", path, sizeof(path)) == 0);
+	CHECK_STREQ(path, "");
+	CHECK(procinfo_parse_cgroup("", path, sizeof(path)) == 0);
+	CHECK_STREQ(path, "");
+}
+
+static void parse_cgroup_rejects(void)
+{
+	char path[8] = "keep";
+
+	CHECK(procinfo_parse_cgroup("0::/abcdefgh\n", path, sizeof(path)) == -ENAMETOOLONG);
+	CHECK(procinfo_parse_cgroup("0::/abcdefg\n", path, sizeof(path)) == -ENAMETOOLONG);
+	CHECK_STREQ(path, "keep");
+	CHECK(procinfo_parse_cgroup("0::/abcdef\n", path, sizeof(path)) == 7);
+	CHECK_STREQ(path, "/abcdef");
+	CHECK(procinfo_parse_cgroup("0::\n", path, sizeof(path)) == -EBADMSG);
+	CHECK(procinfo_parse_cgroup("0::relative\n", path, sizeof(path)) == -EBADMSG);
+	CHECK(procinfo_parse_cgroup("0::/\n", path, 0) == -EINVAL);
+}
+
+/* ---- a fake tree ------------------------------------------------------------ */
+
+static char root[64];
+
+static void put_file(const char *rel, const char *text)
+{
+	char path[256];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", root, rel);
+	f = fopen(path, "w");
+	CHECK(f != NULL);
+	if (!f)
+		return;
+	fputs(text, f);
+	fclose(f);
+}
+
+static void put_dir(const char *rel)
+{
+	char path[256];
+
+	snprintf(path, sizeof(path), "%s/%s", root, rel);
+	CHECK(mkdir(path, 0755) == 0);
+}
+
+static void put_link(const char *rel, const char *target)
+{
+	char path[256];
+
+	snprintf(path, sizeof(path), "%s/%s", root, rel);
+	CHECK(symlink(target, path) == 0);
+}
+
+static void make_tree(void)
+{
+	strcpy(root, "/tmp/procinfo-test.XXXXXX");
+	CHECK(mkdtemp(root) != NULL);
+
+	put_dir("4242");
+	put_file("4242/stat", stat_line("4242 (fake (x) y)", "1", 4194560, "98765"));
+	put_file("4242/status", status_sample);
+	put_file("4242/cgroup", "12:cpu:/\n0::/system.slice/fake.service\n");
+	put_link("4242/exe", "/usr/bin/fake (deleted)");
+
+	put_dir("17"); /* a kernel thread: no exe */
+	put_file("17/stat", stat_line("17 (ksoftirqd/1)", "2", 0x04208040, "12"));
+	put_file("17/status", "Name:\tksoftirqd/1\nUid:\t0\t0\t0\t0\nGid:\t0\t0\t0\t0\n");
+	put_file("17/cgroup", "0::/\n");
+
+	put_dir("18"); /* went away halfway: status already gone */
+	put_file("18/stat", stat_line("18 (going)", "1", 0, "13"));
+
+	put_dir("19"); /* not the kernel's format */
+	put_file("19/stat", "garbage\n");
+
+	put_dir("12ab");
+	put_dir("sys");
+	put_link("self", "4242");
+}
+
+static void remove_tree(void)
+{
+	char cmd[128];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", root);
+	CHECK(system(cmd) == 0);
+}
+
+static void read_fake_process(void)
+{
+	struct procinfo p;
+	uint64_t start = 0;
+
+	memset(&p, 0, sizeof(p));
+	CHECK(procinfo_read(root, 4242, &p) == 0);
+	CHECK(p.pid == 4242 && p.ppid == 1);
+	CHECK_STREQ(p.comm, "fake (x) y");
+	CHECK(p.start_time == 98765);
+	CHECK(p.uid == 1000 && p.gid == 100);
+	CHECK_STREQ(p.exe, "/usr/bin/fake");
+	CHECK_STREQ(p.cgroup, "/system.slice/fake.service");
+	CHECK(p.kernel_thread == 0);
+	CHECK(procinfo_start_time(root, 4242, &start) == 0);
+	CHECK(start == 98765);
+}
+
+static void read_fake_kernel_thread(void)
+{
+	struct procinfo p;
+
+	fresh(&p);
+	CHECK(procinfo_read(root, 17, &p) == 0);
+	CHECK(p.kernel_thread == 1);
+	CHECK_STREQ(p.exe, "");
+	CHECK_STREQ(p.comm, "ksoftirqd/1");
+	CHECK_STREQ(p.cgroup, "/");
+}
+
+static void read_fake_failures(void)
+{
+	struct procinfo p;
+	uint64_t start = 42;
+
+	fresh(&p);
+	CHECK(procinfo_read(root, 5555, &p) == -ESRCH);
+	CHECK(procinfo_read(root, 18, &p) == -ESRCH);
+	CHECK(procinfo_read(root, 19, &p) == -EBADMSG);
+	CHECK(procinfo_read(root, 0, &p) == -EINVAL);
+	CHECK_STREQ(p.comm, "untouched");
+	CHECK(procinfo_start_time(root, 5555, &start) == -ESRCH);
+	CHECK(procinfo_start_time(root, 18, &start) == 0);
+	CHECK(start == 13);
+}
+
+struct pid_list {
+	int n, stop_after;
+	pid_t pid[16];
+	pid_t want;
+	bool found;
+};
+
+static int collect_pid(void *userdata, pid_t pid)
+{
+	struct pid_list *l = userdata;
+
+	if (l->n < 16)
+		l->pid[l->n] = pid;
+	l->n++;
+	if (pid == l->want)
+		l->found = true;
+	return l->stop_after && l->n >= l->stop_after ? -EINTR : 0;
+}
+
+static bool listed(const struct pid_list *l, pid_t pid)
+{
+	int i;
+
+	for (i = 0; i < l->n && i < 16; i++)
+		if (l->pid[i] == pid)
+			return true;
+	return false;
+}
+
+static void for_each_fake_pid(void)
+{
+	struct pid_list l = { 0 };
+	char missing[96];
+
+	CHECK(procinfo_for_each_pid(root, collect_pid, &l) == 4);
+	CHECK(l.n == 4);
+	CHECK(listed(&l, 4242) && listed(&l, 17) && listed(&l, 18) && listed(&l, 19));
+
+	memset(&l, 0, sizeof(l));
+	l.stop_after = 2;
+	CHECK(procinfo_for_each_pid(root, collect_pid, &l) == -EINTR);
+	CHECK(l.n == 2);
+
+	snprintf(missing, sizeof(missing), "%s/none", root);
+	CHECK(procinfo_for_each_pid(missing, collect_pid, &l) == -ENOENT);
+}
+
+/* ---- the live /proc --------------------------------------------------------- */
+
+static bool has_unified_line(void)
+{
+	char buf[4096];
+	FILE *f = fopen("/proc/self/cgroup", "r");
+	bool found = false;
+
+	if (!f)
+		return false;
+	while (fgets(buf, sizeof(buf), f))
+		found |= strncmp(buf, "0::", 3) == 0;
+	fclose(f);
+	return found;
+}
+
+static int read_comm(char *buf, size_t size)
+{
+	FILE *f = fopen("/proc/self/comm", "r");
+	int r = -1;
+
+	if (!f)
+		return -1;
+	if (fgets(buf, (int)size, f)) {
+		buf[strcspn(buf, "\n")] = '\0';
+		r = 0;
+	}
+	fclose(f);
+	return r;
+}
+
+static void read_live_self(void)
+{
+	static struct procinfo p;
+	char exe[PATH_MAX], comm[32];
+	ssize_t n;
+	uint64_t start = 0;
+
+	CHECK(procinfo_read("/proc", getpid(), &p) == 0);
+	CHECK(p.pid == getpid());
+	CHECK(p.ppid == getppid());
+	CHECK(p.uid == getuid() && p.gid == getgid());
+	CHECK(p.start_time > 0);
+	CHECK(p.kernel_thread == 0);
+	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	CHECK(n > 0);
+	exe[n > 0 ? n : 0] = '\0';
+	CHECK_STREQ(p.exe, exe);
+	CHECK(read_comm(comm, sizeof(comm)) == 0);
+	CHECK_STREQ(p.comm, comm);
+	if (has_unified_line())
+		CHECK(p.cgroup[0] == '/');
+	else
+		CHECK_STREQ(p.cgroup, "");
+	CHECK(procinfo_start_time("/proc", getpid(), &start) == 0);
+	CHECK(start == p.start_time);
+}
+
+static void read_live_missing_pid(void)
+{
+	struct procinfo p;
+	uint64_t start;
+	FILE *f = fopen("/proc/sys/kernel/pid_max", "r");
+	long pid_max = 0;
+
+	CHECK(f != NULL);
+	if (!f)
+		return;
+	CHECK(fscanf(f, "%ld", &pid_max) == 1);
+	fclose(f);
+	/* pids are below pid_max: this one cannot exist. */
+	CHECK(procinfo_read("/proc", (pid_t)pid_max, &p) == -ESRCH);
+	CHECK(procinfo_start_time("/proc", (pid_t)pid_max, &start) == -ESRCH);
+}
+
+static void for_each_live_pid(void)
+{
+	struct pid_list l = { .want = getpid() };
+	int r = procinfo_for_each_pid("/proc", collect_pid, &l);
+
+	CHECK(r > 0);
+	CHECK(r == l.n);
+	CHECK(l.found);
+}
+
+int main(void)
+{
+	RUN(parse_stat_user_process);
+	RUN(parse_stat_hostile_comms);
+	RUN(parse_stat_kernel_threads);
+	RUN(parse_stat_rejects);
+	RUN(parse_status_ids);
+	RUN(parse_status_rejects);
+	RUN(parse_cgroup_lines);
+	RUN(parse_cgroup_rejects);
+	make_tree();
+	RUN(read_fake_process);
+	RUN(read_fake_kernel_thread);
+	RUN(read_fake_failures);
+	RUN(for_each_fake_pid);
+	remove_tree();
+	RUN(read_live_self);
+	RUN(read_live_missing_pid);
+	RUN(for_each_live_pid);
+	UNIT_EXIT();
+}

@@ -230,25 +230,25 @@ static int set_rcvbuf(int fd, unsigned rcvbuf)
 
 static int send_listen(int fd, uint32_t ack)
 {
-	struct {
-		struct nlmsghdr nh;
-		struct cn_msg cn;
-		enum proc_cn_mcast_op op;
-	} __attribute__((packed)) req;
+	enum proc_cn_mcast_op op = PROC_CN_MCAST_LISTEN;
+	struct cn_msg cn = {
+		.id = { CN_IDX_PROC, CN_VAL_PROC },
+		.seq = ack,
+		.ack = ack,
+		.len = sizeof(op),
+	};
+	struct nlmsghdr nh = {
+		.nlmsg_len = NLMSG_LENGTH(sizeof(cn) + sizeof(op)),
+		.nlmsg_type = NLMSG_DONE,
+	};
+	_Alignas(struct nlmsghdr) unsigned char req[NLMSG_SPACE(sizeof(cn) + sizeof(op))];
 	struct sockaddr_nl kernel = { .nl_family = AF_NETLINK };
 
-	_Static_assert(sizeof(req) == NLMSG_HDRLEN + sizeof(struct cn_msg) + sizeof(enum proc_cn_mcast_op),
-		       "no padding between netlink header, cn_msg and operation");
-	memset(&req, 0, sizeof(req));
-	req.nh.nlmsg_len = sizeof(req);
-	req.nh.nlmsg_type = NLMSG_DONE;
-	req.cn.id.idx = CN_IDX_PROC;
-	req.cn.id.val = CN_VAL_PROC;
-	req.cn.seq = ack;
-	req.cn.ack = ack;
-	req.cn.len = sizeof(req.op);
-	req.op = PROC_CN_MCAST_LISTEN;
-	if (sendto(fd, &req, sizeof(req), 0, (struct sockaddr *)&kernel, sizeof(kernel)) < 0)
+	memset(req, 0, sizeof(req));
+	memcpy(req, &nh, sizeof(nh));
+	memcpy(req + NLMSG_HDRLEN, &cn, sizeof(cn));
+	memcpy(req + NLMSG_HDRLEN + sizeof(cn), &op, sizeof(op));
+	if (sendto(fd, req, nh.nlmsg_len, 0, (struct sockaddr *)&kernel, sizeof(kernel)) < 0)
 		return -errno;
 	return 0;
 }

@@ -133,6 +133,11 @@ static int client_flush(struct client *c)
 		c->out_start += (size_t)n;
 	}
 	c->out_start = c->out_end = 0;
+	if (c->out_alloc > VL_MESSAGE_MAX) { /* one large reply: don't keep its room */
+		free(c->out);
+		c->out = NULL;
+		c->out_alloc = 0;
+	}
 	return 0;
 }
 

@@ -1,0 +1,539 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* One sample: per engine key, the forced-idle and CPU time its members
+ * accrued since the previous sample, folded into totals that never go
+ * down. A Per=cgroup key whose members all live under its cgroup reads the
+ * cgroup's cpu.stat (exact, and it keeps what exited tasks accrued); any
+ * other key sums its members' per-task counters. */
+#define _GNU_SOURCE /* asprintf() */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "log.h"
+#include "stats-internal.h"
+
+/* Per engine key object; key->stats points here. A key freed by the engine
+ * and a new one at the same address are told apart by that pointer: the
+ * engine allocates keys zeroed. */
+struct stats_key {
+	uintptr_t addr;       /* the key's address: a map key, never followed */
+	struct stats_acc *acc;
+	uint64_t assignments; /* of this key object, already counted */
+	uint64_t sample;      /* last sample that saw the key */
+};
+
+/* A task sampled per task: which accumulator tracks it. */
+struct stats_seen {
+	uint64_t id;
+	uint64_t sample;
+	struct stats_acc *acc;
+};
+
+static uint64_t task_id(const struct task *t)
+{
+	return ((uint64_t)t->pid << 32) ^ t->start;
+}
+
+static uint64_t growth(uint64_t now, uint64_t prev)
+{
+	return now > prev ? now - prev : 0;
+}
+
+static void acc_add(struct stats_acc *a, const struct fi_totals *now, const struct fi_totals *prev)
+{
+	a->forceidle_ns += growth(now->forceidle_ns, prev->forceidle_ns);
+	a->cpu_ns += growth(now->cpu_ns, prev->cpu_ns);
+}
+
+static void acc_free(struct stats_acc *a)
+{
+	if (!a)
+		return;
+	fi_account_free(a->fa);
+	free(a->id);
+	free(a->group);
+	free(a->key);
+	free(a);
+}
+
+/* Per=process keys are named after a pid: one series per group instead,
+ * which also keeps the map from filling with dead processes. */
+static const char *acc_label(const struct key *k)
+{
+	return k->per == PER_PROCESS ? "" : k->name;
+}
+
+static int acc_get(struct stats *s, const struct key *k, struct stats_acc **ret)
+{
+	const struct conf *c = engine_conf(s->engine);
+	const char *label = acc_label(k);
+	struct stats_acc *a;
+	char *id;
+
+	if (asprintf(&id, "%s/%s", k->group, label) < 0)
+		return -ENOMEM;
+	a = hashmap_get_str(s->accs, id);
+	if (a) {
+		free(id);
+		*ret = a;
+		return 0;
+	}
+	a = calloc(1, sizeof(*a));
+	if (!a || !(a->fa = fi_account_new()) || !(a->group = strdup(k->group)) || !(a->key = strdup(label)) ||
+	    hashmap_put_str(s->accs, id, a) < 0) {
+		free(id);
+		acc_free(a);
+		return -ENOMEM;
+	}
+	a->id = id;
+	if (c && c->daemon.max_tasks > FI_ACCOUNT_MAX_TASKS)
+		(void)fi_account_set_max_tasks(a->fa, c->daemon.max_tasks);
+	*ret = a;
+	return 0;
+}
+
+static struct stats_group *group_get(struct stats *s, const char *name)
+{
+	struct stats_group *g = hashmap_get_str(s->groups, name);
+
+	/* Groups removed by reloads stay; the bound keeps that finite. */
+	if (g || hashmap_size(s->groups) >= 2 * CONF_MAX_GROUPS)
+		return g;
+	g = calloc(1, sizeof(*g));
+	if (!g || !(g->name = strdup(name)) || hashmap_put_str(s->groups, name, g) < 0) {
+		if (g)
+			free(g->name);
+		free(g);
+		return NULL;
+	}
+	return g;
+}
+
+/* The state of key object k, created on first sight. */
+static int key_state(struct stats *s, struct key *k, struct stats_key **ret)
+{
+	struct stats_key *ks = hashmap_get_u64(s->keys, (uintptr_t)k);
+	int r;
+
+	if (!ks || k->stats != ks) {
+		free(hashmap_remove_u64(s->keys, (uintptr_t)k)); /* a freed key's */
+		ks = calloc(1, sizeof(*ks));
+		if (!ks)
+			return -ENOMEM;
+		r = acc_get(s, k, &ks->acc);
+		if (r >= 0)
+			r = hashmap_put_u64(s->keys, (uintptr_t)k, ks);
+		if (r < 0) {
+			free(ks);
+			return r;
+		}
+		ks->addr = (uintptr_t)k;
+		k->stats = ks;
+	}
+	ks->sample = s->n_samples;
+	*ret = ks;
+	return 0;
+}
+
+static void count_assignments(struct stats *s, const struct key *k, struct stats_key *ks)
+{
+	struct stats_group *g = group_get(s, k->group);
+	uint64_t delta = growth(k->assignments, ks->assignments);
+
+	ks->assignments = k->assignments;
+	if (g)
+		g->assignments += delta;
+}
+
+/* ---- per-task sampling ---- */
+
+static struct stats_seen *seen_get(struct stats *s, uint64_t id)
+{
+	struct stats_seen *n = hashmap_get_u64(s->seen, id);
+
+	if (n)
+		return n;
+	n = calloc(1, sizeof(*n));
+	if (!n)
+		return NULL;
+	n->id = id;
+	if (hashmap_put_u64(s->seen, id, n) < 0) {
+		free(n);
+		return NULL;
+	}
+	return n;
+}
+
+static void seen_forget(struct stats *s, struct stats_seen *n, const struct fi_task_sample *last)
+{
+	if (n->acc)
+		(void)fi_account_task_exit(n->acc->fa, n->id, last);
+	hashmap_remove_u64(s->seen, n->id);
+	free(n);
+}
+
+/* seed_new: what a task accrued before its first sample was not accrued in
+ * this key (the first sample after start, or the key's cgroup counted it). */
+static int sample_task(struct stats *s, struct stats_acc *a, const struct task *t, bool seed_new)
+{
+	struct fi_task_sample now;
+	struct stats_seen *n;
+	uint64_t id = task_id(t);
+	bool seed;
+	int r;
+
+	r = fi_read_process(s->proc_root, t->pid, &now);
+	if (r < 0)
+		return r; /* gone: the sweep forgets it */
+	n = hashmap_get_u64(s->seen, id);
+	seed = n ? n->acc != a : seed_new;
+	if (n && n->acc != a) /* moved: its time so far was the old key's */
+		(void)fi_account_task_exit(n->acc->fa, id, &now);
+	if (!n && !(n = seen_get(s, id)))
+		return -ENOMEM;
+	r = seed ? fi_account_task_seed(a->fa, id, &now) : fi_account_task(a->fa, id, &now);
+	if (r < 0) {
+		seen_forget(s, n, NULL);
+		return r;
+	}
+	n->acc = a;
+	n->sample = s->n_samples;
+	return 0;
+}
+
+/* Tasks not sampled this time exited (or left accounting): their last
+ * delta was counted at the previous sample. */
+static void sweep_seen(struct stats *s)
+{
+	size_t n = hashmap_size(s->seen);
+	void **v = n ? calloc(n, sizeof(*v)) : NULL;
+
+	if (!v)
+		return;
+	n = hashmap_values(s->seen, v, n);
+	for (size_t i = 0; i < n; i++)
+		if (((struct stats_seen *)v[i])->sample != s->n_samples)
+			seen_forget(s, v[i], NULL);
+	free(v);
+}
+
+/* ---- per-cgroup sampling ---- */
+
+static bool path_inside(const char *path, const char *prefix)
+{
+	size_t n = strlen(prefix);
+
+	if (!path || strncmp(path, prefix, n) != 0)
+		return false;
+	return path[n] == '\0' || path[n] == '/' || (n > 0 && prefix[n - 1] == '/');
+}
+
+static bool members_inside(const char *cgpath, struct task *const *tasks, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!path_inside(tasks[i]->cgroup, cgpath))
+			return false;
+	return true;
+}
+
+static int sample_cgroup(struct stats *s, struct stats_acc *a, const char *cgpath)
+{
+	struct fi_cg_sample now;
+	struct fi_totals tot;
+	int r;
+
+	r = fi_read_cgroup(s->cgroup_root, cgpath, &now);
+	if (r < 0)
+		return r;
+	if (!now.has_usage)
+		return -ENODATA;
+	r = fi_account_cgroup(a->fa, &now);
+	if (r < 0)
+		return r;
+	fi_account_cgroup_totals(a->fa, &tot);
+	/* Counted from 0 only for a key born since accounting started; after
+	 * per-task sampling the cgroup's past is a baseline, not new time. */
+	if (a->cg_prev || (!a->sampled && s->n_acct_samples > 1))
+		acc_add(a, &tot, &a->prev_cg);
+	a->prev_cg = tot;
+	a->cg_prev = true;
+	return 0;
+}
+
+/* Members the cgroup now covers but another key tracked per task: give
+ * that key their time up to now. */
+static void hand_over(struct stats *s, struct stats_acc *a, struct task *const *tasks, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		struct stats_seen *m = hashmap_get_u64(s->seen, task_id(tasks[i]));
+		struct fi_task_sample last;
+
+		if (m && m->acc != a)
+			seen_forget(s, m, fi_read_process(s->proc_root, tasks[i]->pid, &last) == 0 ? &last : NULL);
+	}
+}
+
+static void sample_key(struct stats *s, struct stats_acc *a, const struct key *k, struct task *const *tasks,
+		       size_t n)
+{
+	bool seed_new = s->n_acct_samples == 1 || a->cg_prev;
+	int r;
+
+	if (k->per == PER_CGROUP && k->name[0] == '/' && members_inside(k->name, tasks, n)) {
+		r = sample_cgroup(s, a, k->name);
+		if (r >= 0) {
+			hand_over(s, a, tasks, n);
+			a->sampled = true;
+			return;
+		}
+		log_debug("Cannot read the cgroup %s of %s (%s): sampling its tasks instead", k->name, k->id,
+			  strerror(-r));
+	}
+	a->cg_prev = false;
+	for (size_t i = 0; i < n; i++) {
+		r = sample_task(s, a, tasks[i], seed_new);
+		if (r < 0 && r != -ESRCH && r != -ENOENT)
+			log_debug("Cannot sample PID %d of %s: %s", tasks[i]->pid, k->id, strerror(-r));
+	}
+	a->sampled = true;
+}
+
+/* ---- the sample ---- */
+
+static int by_key(const void *a, const void *b)
+{
+	uintptr_t x = (uintptr_t)(*(struct task *const *)a)->key, y = (uintptr_t)(*(struct task *const *)b)->key;
+
+	return x < y ? -1 : x > y;
+}
+
+/* First index in tasks (sorted by key) whose key is k, and how many. */
+static size_t members_of(struct task **tasks, size_t n, const struct key *k, size_t *ret_n)
+{
+	size_t lo = 0, hi = n, end;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if ((uintptr_t)tasks[mid]->key < (uintptr_t)k)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (end = lo; end < n && tasks[end]->key == k; end++)
+		;
+	*ret_n = end - lo;
+	return lo;
+}
+
+static void reset_member_counts(void *userdata, void *value)
+{
+	(void)userdata;
+	((struct stats_acc *)value)->n_tasks = 0;
+}
+
+static void fold_tasks(void *userdata, void *value)
+{
+	struct stats_acc *a = value;
+	struct fi_totals tot;
+
+	(void)userdata;
+	fi_account_task_totals(a->fa, &tot);
+	acc_add(a, &tot, &a->prev_tasks);
+	a->prev_tasks = tot;
+}
+
+static void sample_host(struct stats *s)
+{
+	struct fi_cg_sample now;
+	double share;
+
+	if (fi_read_host(s->cgroup_root, &now) < 0 || !now.has_usage)
+		return;
+	if (s->has_host && fi_share(&s->host, &now, &share) == 0)
+		s->host_share = share;
+	s->host = now;
+	s->has_host = true;
+}
+
+/* Key states of keys the engine no longer lists: their key is freed. */
+static void sweep_keys(struct stats *s)
+{
+	size_t n = hashmap_size(s->keys);
+	void **v = n ? calloc(n, sizeof(*v)) : NULL;
+
+	if (!v)
+		return;
+	n = hashmap_values(s->keys, v, n);
+	for (size_t i = 0; i < n; i++) {
+		struct stats_key *ks = v[i];
+
+		if (ks->sample != s->n_samples) {
+			hashmap_remove_u64(s->keys, ks->addr);
+			free(ks);
+		}
+	}
+	free(v);
+}
+
+static int by_last_live(const void *a, const void *b)
+{
+	uint64_t x = (*(struct stats_acc *const *)a)->last_live, y = (*(struct stats_acc *const *)b)->last_live;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Totals outlive their keys, but not without bound: past 4 * MaxKeys the
+ * series unused the longest go (nothing else points to them: the sweeps
+ * above left references only to accumulators in use this sample). */
+static void evict(struct stats *s)
+{
+	const struct conf *c = engine_conf(s->engine);
+	size_t bound = 4 * (size_t)(c ? c->daemon.max_keys : 4096), n = hashmap_size(s->accs), k = 0;
+	void **v;
+
+	if (n <= bound || !(v = calloc(n, sizeof(*v))))
+		return;
+	n = hashmap_values(s->accs, v, n);
+	for (size_t i = 0; i < n; i++)
+		if (((struct stats_acc *)v[i])->last_live != s->n_samples)
+			v[k++] = v[i];
+	qsort(v, k, sizeof(*v), by_last_live);
+	for (size_t i = 0; i < k && hashmap_size(s->accs) > bound; i++) {
+		hashmap_remove_str(s->accs, ((struct stats_acc *)v[i])->id);
+		acc_free(v[i]);
+	}
+	free(v);
+}
+
+int stats_account_sample(struct stats *s, struct key *const *keys, size_t n_keys, struct task *const *tasks_in,
+			 size_t n_tasks)
+{
+	struct task **tasks = calloc(n_tasks + 1, sizeof(*tasks));
+	int ret = 0;
+
+	if (!tasks)
+		return -ENOMEM;
+	memcpy(tasks, tasks_in, n_tasks * sizeof(*tasks));
+	qsort(tasks, n_tasks, sizeof(*tasks), by_key);
+	s->n_samples++;
+	if (s->accounting)
+		s->n_acct_samples++;
+	hashmap_foreach(s->accs, reset_member_counts, NULL);
+	for (size_t i = 0; i < n_keys; i++) {
+		struct stats_key *ks;
+		size_t m, first = members_of(tasks, n_tasks, keys[i], &m);
+		int r = key_state(s, keys[i], &ks);
+
+		if (r < 0) {
+			ret = r;
+			continue;
+		}
+		count_assignments(s, keys[i], ks);
+		ks->acc->n_tasks += (unsigned)m;
+		ks->acc->last_live = s->n_samples;
+		if (s->accounting)
+			sample_key(s, ks->acc, keys[i], tasks + first, m);
+	}
+	if (s->accounting) {
+		sweep_seen(s);
+		hashmap_foreach(s->accs, fold_tasks, NULL);
+		sample_host(s);
+	}
+	sweep_keys(s);
+	evict(s);
+	free(tasks);
+	return ret;
+}
+
+/* ---- lifecycle ---- */
+
+static void clear_cg_prev(void *userdata, void *value)
+{
+	(void)userdata;
+	((struct stats_acc *)value)->cg_prev = false;
+}
+
+void stats_account_reset(struct stats *s)
+{
+	size_t n = hashmap_size(s->seen);
+	void **v = calloc(n + 1, sizeof(*v));
+
+	if (v) {
+		n = hashmap_values(s->seen, v, n);
+		for (size_t i = 0; i < n; i++)
+			seen_forget(s, v[i], NULL);
+		free(v);
+	}
+	hashmap_foreach(s->accs, clear_cg_prev, NULL);
+	s->n_acct_samples = 0;
+	s->has_host = false;
+	s->host_share = 0;
+}
+
+int stats_account_init(struct stats *s)
+{
+	s->accs = hashmap_new(true);
+	s->keys = hashmap_new(false);
+	s->seen = hashmap_new(false);
+	s->groups = hashmap_new(true);
+	return s->accs && s->keys && s->seen && s->groups ? 0 : -ENOMEM;
+}
+
+static void free_acc(void *userdata, void *value)
+{
+	(void)userdata;
+	acc_free(value);
+}
+
+static void free_group(void *userdata, void *value)
+{
+	struct stats_group *g = value;
+
+	(void)userdata;
+	free(g->name);
+	free(g);
+}
+
+static void free_plain(void *userdata, void *value)
+{
+	(void)userdata;
+	free(value);
+}
+
+/* Live keys keep a stale key->stats: only this module reads it, and a new
+ * instance checks it against its own map before trusting it. */
+void stats_account_done(struct stats *s)
+{
+	if (s->accs)
+		hashmap_foreach(s->accs, free_acc, NULL);
+	if (s->groups)
+		hashmap_foreach(s->groups, free_group, NULL);
+	if (s->keys)
+		hashmap_foreach(s->keys, free_plain, NULL);
+	if (s->seen)
+		hashmap_foreach(s->seen, free_plain, NULL);
+	s->accs = hashmap_free(s->accs);
+	s->groups = hashmap_free(s->groups);
+	s->keys = hashmap_free(s->keys);
+	s->seen = hashmap_free(s->seen);
+}
+
+static int by_name(const void *a, const void *b)
+{
+	/* struct stats_acc and struct stats_group both start with their name. */
+	return strcmp(**(char *const *const *)a, **(char *const *const *)b);
+}
+
+void **stats_sorted_values(const struct hashmap *m, size_t *ret_n)
+{
+	size_t n = hashmap_size(m);
+	void **v = calloc(n + 1, sizeof(*v));
+
+	if (!v)
+		return NULL;
+	n = hashmap_values(m, v, n);
+	qsort(v, n, sizeof(*v), by_name);
+	*ret_n = n;
+	return v;
+}

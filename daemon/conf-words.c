@@ -51,15 +51,14 @@ static int add_range(struct id_range **arr, size_t *n, uint32_t first, uint32_t 
 /* "@adm": the members, each as its own id so the index can hash them. */
 static int add_group_members(struct group *g, const char *name, unsigned word)
 {
-	uint32_t *uids;
-	size_t n;
+	uint32_t *uids = NULL;
+	size_t n = 0;
 	int r;
 
 	r = conf_ids_members(name, &uids, &n);
 	for (size_t i = 0; r == 0 && i < n; i++)
 		r = add_range(&g->match_uids, &g->n_match_uids, uids[i], uids[i], word);
-	if (r != -ENOENT)
-		free(uids);
+	free(uids);
 	return r;
 }
 
@@ -117,10 +116,11 @@ static size_t glob_min_len(const char *p)
 {
 	size_t n = 0;
 
-	for (; *p; p++, n++) {
-		if (*p == '*') {
-			n--;
-		} else if (*p == '\\' && p[1]) {
+	for (; *p; p++) {
+		if (*p == '*')
+			continue;
+		n++;
+		if (*p == '\\' && p[1]) {
 			p++;
 		} else if (*p == '[') {
 			const char *q = p + 1;

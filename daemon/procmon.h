@@ -39,7 +39,9 @@ int procmon_open(unsigned rcvbuf);
 /* Receive and decode everything queued on fd without blocking, calling fn
  * per event. Returns the number of events, 0 when nothing was queued, or
  * -ENOBUFS when the kernel dropped events (the caller must rescan), or
- * another negative errno. Messages not from the kernel (nl_pid != 0) are
+ * another negative errno (-EBADMSG, -EMSGSIZE: a datagram that could not be
+ * decoded, whose events are lost as with -ENOBUFS). Events passed to fn
+ * before an error stand. Messages not from the kernel (nl_pid != 0) are
  * dropped. At most max_events are handled per call so the caller's loop
  * stays responsive. */
 typedef void (*procmon_fn)(void *userdata, const struct procmon_event *ev);

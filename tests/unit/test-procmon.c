@@ -207,12 +207,12 @@ static void decode_skips_other_connector_ids(void)
 
 /* Every prefix of a two-message datagram: whole messages decode, anything
  * that ends inside one is malformed. */
-static void decode_truncated_everywhere(void)
+static void decode_truncated_prefixes(void)
 {
 	unsigned char buf[2 * MSG_SIZE];
 	struct proc_event ev = ev_fork(1, 1, 2, 2);
 	struct seen s;
-	size_t len, bad = 0, i;
+	size_t len, bad = 0;
 	int r;
 
 	put_msg(buf, NLMSG_DONE, &ev);
@@ -229,9 +229,19 @@ static void decode_truncated_everywhere(void)
 		}
 	}
 	CHECK(bad == 0);
+}
 
-	/* The header claims only the bytes that are there: the cn_msg or the
-	 * event inside is what is cut. */
+/* The header claims only the bytes that are there: the cn_msg or the event
+ * inside is what is cut. */
+static void decode_truncated_inside(void)
+{
+	unsigned char buf[MSG_SIZE];
+	struct proc_event ev = ev_fork(1, 1, 2, 2);
+	struct seen s;
+	size_t len, bad = 0;
+	int r;
+
+	put_msg(buf, NLMSG_DONE, &ev);
 	for (len = 0; len < MSG_SIZE; len++) {
 		struct nlmsghdr nh;
 
@@ -245,15 +255,31 @@ static void decode_truncated_everywhere(void)
 		}
 	}
 	CHECK(bad == 0);
+}
 
-	/* cn_msg.len short of what the kind needs. */
-	for (i = 0; i < 6; i++) {
-		static const uint32_t whats[] = { PROC_EVENT_FORK, PROC_EVENT_EXEC, PROC_EVENT_UID,
-						  PROC_EVENT_GID,  PROC_EVENT_COMM, PROC_EVENT_EXIT };
+/* cn_msg.len short of what the kind needs, with the netlink length intact. */
+static void decode_short_event_length(void)
+{
+	unsigned char buf[MSG_SIZE];
+	struct proc_event ev;
+	struct seen s;
+	size_t bad = 0, i;
+	int r;
+
+	static const struct {
+		uint32_t what;
+		size_t size; /* of its member of event_data */
+	} kinds[] = {
+		{ PROC_EVENT_FORK, sizeof(ev.event_data.fork) }, { PROC_EVENT_EXEC, sizeof(ev.event_data.exec) },
+		{ PROC_EVENT_UID, sizeof(ev.event_data.id) },     { PROC_EVENT_GID, sizeof(ev.event_data.id) },
+		{ PROC_EVENT_COMM, sizeof(ev.event_data.comm) }, { PROC_EVENT_EXIT, sizeof(ev.event_data.exit) },
+	};
+
+	for (i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++) {
 		size_t need = 0, cnlen;
 		struct cn_msg cn;
 
-		ev = ev_proc(whats[i], 9, 9);
+		ev = ev_proc(kinds[i].what, 9, 9);
 		put_msg(buf, NLMSG_DONE, &ev);
 		for (cnlen = 0; cnlen <= sizeof(ev); cnlen++) {
 			memcpy(&cn, buf + NLMSG_HDRLEN, sizeof(cn));
@@ -265,9 +291,8 @@ static void decode_truncated_everywhere(void)
 			if ((need == 0 && r != -EBADMSG) || (need != 0 && r != 1))
 				bad++;
 		}
-		/* The smallest accepted length covers exactly the fields read. */
-		CHECK(need > offsetof(struct proc_event, event_data));
-		CHECK(need >= offsetof(struct proc_event, event_data) + 2 * sizeof(pid_t));
+		/* Accepted from exactly the head plus this kind's member on. */
+		CHECK(need == offsetof(struct proc_event, event_data) + kinds[i].size);
 	}
 	CHECK(bad == 0);
 }
@@ -486,7 +511,9 @@ int main(void)
 	RUN(decode_several_in_one_datagram);
 	RUN(decode_skips_unknown_and_ack);
 	RUN(decode_skips_other_connector_ids);
-	RUN(decode_truncated_everywhere);
+	RUN(decode_truncated_prefixes);
+	RUN(decode_truncated_inside);
+	RUN(decode_short_event_length);
 	RUN(decode_lengths_past_the_end);
 	RUN(decode_error_and_overrun);
 	RUN(decode_unaligned_and_unpadded);

@@ -406,15 +406,16 @@ static void evict(struct stats *s)
 	free(v);
 }
 
-int stats_account_sample(struct stats *s, struct key *const *keys, size_t n_keys, struct task *const *tasks_in,
-			 size_t n_tasks)
+int stats_account_sample(struct stats *s, struct key *const *keys, size_t n_keys,
+			 struct task *const *tasks_in, size_t n_tasks)
 {
 	struct task **tasks = calloc(n_tasks + 1, sizeof(*tasks));
 	int ret = 0;
 
 	if (!tasks)
 		return -ENOMEM;
-	memcpy(tasks, tasks_in, n_tasks * sizeof(*tasks));
+	if (n_tasks)
+		memcpy(tasks, tasks_in, n_tasks * sizeof(*tasks));
 	qsort(tasks, n_tasks, sizeof(*tasks), by_key);
 	s->n_samples++;
 	if (s->accounting)

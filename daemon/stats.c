@@ -122,7 +122,7 @@ static int timer_arm(struct stats *s)
 	if (!s->timer) {
 		if (!want)
 			return 0;
-		return sd_event_add_time_relative(s->event, &s->timer, CLOCK_MONOTONIC, usec, USEC_PER_SEC, on_timer,
+		return sd_event_add_time_relative(s->event, &s->timer, CLOCK_MONOTONIC, usec, usec / 10, on_timer,
 						  s);
 	}
 	if (!want)
@@ -341,9 +341,11 @@ static double ratio(uint64_t num, uint64_t den)
 static json_object *host_to_json(const struct stats *s)
 {
 	json_object *o = json_object_new_object();
+	int64_t forceidle = s->has_host ? (int64_t)s->host.forceidle_ns : 0;
+	int64_t usage = s->has_host ? (int64_t)s->host.usage_ns : 0;
 
-	json_object_object_add(o, "forced_idle_ns", json_object_new_int64(s->has_host ? (int64_t)s->host.forceidle_ns : 0));
-	json_object_object_add(o, "usage_ns", json_object_new_int64(s->has_host ? (int64_t)s->host.usage_ns : 0));
+	json_object_object_add(o, "forced_idle_ns", json_object_new_int64(forceidle));
+	json_object_object_add(o, "usage_ns", json_object_new_int64(usage));
 	json_object_object_add(o, "share", json_object_new_double(s->host_share));
 	return o;
 }

@@ -126,8 +126,14 @@ static int on_procmon(sd_event_source *s, int fd, uint32_t revents, void *userda
 
 	(void)s;
 	(void)revents;
-	r = procmon_receive(fd, EVENT_BATCH, on_proc_event, d->engine);
-	if (r == -ENOBUFS) {
+	unsigned rounds = 0;
+
+	/* procmon may hold events back (a batch limit, events that came with
+	 * the subscription ack): take them too, boundedly. */
+	do
+		r = procmon_receive(fd, EVENT_BATCH, on_proc_event, d->engine);
+	while (r > 0 && procmon_pending(fd) && ++rounds < 16);
+	if (r == -ENOBUFS || r == -EBADMSG || r == -EMSGSIZE) {
 		((struct engine_counters *)engine_counters(d->engine))->lost++;
 		(void)engine_resync(d->engine);
 	} else if (r < 0 && r != -EAGAIN && r != -EINTR)
@@ -145,6 +151,7 @@ static int on_reconcile(sd_event_source *s, uint64_t usec, void *userdata)
 	if (sec == 0)
 		sec = 30; /* off: the timer only refreshes the status */
 	sd_event_source_set_time(s, usec + (uint64_t)sec * 1000000ULL);
+	sd_event_source_set_enabled(s, SD_EVENT_ON);
 	return 0;
 }
 
@@ -192,15 +199,9 @@ static void raise_fd_limit(void)
 static int setup_loop(struct daemon *d)
 {
 	const struct conf *c = engine_conf(d->engine);
-	sigset_t ss;
 	uint64_t now;
 	int r;
 
-	sigemptyset(&ss);
-	sigaddset(&ss, SIGTERM);
-	sigaddset(&ss, SIGINT);
-	sigaddset(&ss, SIGHUP);
-	sigprocmask(SIG_BLOCK, &ss, NULL);
 	r = sd_event_default(&d->event);
 	if (r < 0)
 		return r;
@@ -228,8 +229,17 @@ int main(int argc, char **argv)
 	char *error = NULL;
 	int r;
 
+	sigset_t ss;
+
 	if (parse_argv(argc, argv) < 0)
 		return 2;
+	/* Before any thread exists: holders inherit the mask, and a signal
+	 * must reach only the event loop's signalfd. */
+	sigemptyset(&ss);
+	sigaddset(&ss, SIGTERM);
+	sigaddset(&ss, SIGINT);
+	sigaddset(&ss, SIGHUP);
+	sigprocmask(SIG_BLOCK, &ss, NULL);
 	log_setup();
 	d.config_dir = arg_config_dir;
 	if (daemon_load_config(arg_config_dir, &conf, &error) < 0) {
@@ -265,6 +275,7 @@ int main(int argc, char **argv)
 		log_error("Failed to set up the event loop");
 		return 1;
 	}
+	(void)on_procmon(NULL, d.procmon_fd, 0, &d); /* what came with the ack */
 	log_notice("Started: %zu processes tracked, %zu keys", engine_n_tasks(d.engine), engine_n_keys(d.engine));
 	sd_notify(0, "READY=1");
 	notify_status(&d);

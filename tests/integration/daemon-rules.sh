@@ -1,0 +1,135 @@
+# coreschedd places processes by rules: each Match kind and each Per= mode,
+# for processes started before and after the daemon. Cookies read back.
+. /tests/integration/lib.sh
+. /tests/integration/daemon-lib.sh
+
+for w in builder uworker tworker browser trusted gworker; do worker $w; done
+mkdir -p /sys/fs/cgroup/tenants/a /sys/fs/cgroup/tenants/b
+cat > "$CFG/coreschedd.conf" <<EOF2
+[Daemon]
+ReconcileSec=2
+[Group build]
+MatchComm=builder
+[Group users]
+MatchExe=$BIN/uworker
+Per=user
+[Group tenants]
+MatchCgroup=/tenants/*
+Per=cgroup
+[Group browsers]
+MatchExe=$BIN/browser
+Per=process
+[Group system]
+MatchExe=$BIN/trusted
+Trusted=yes
+[Group staffers]
+MatchGroup=staff
+MatchExe=$BIN/gworker
+EOF2
+in_cgroup() { # CGROUP CMD...: start CMD inside CGROUP
+	sh -c "echo \$\$ > /sys/fs/cgroup/$1/cgroup.procs && exec $2" &
+	cleanup_pids="$cleanup_pids $!"
+}
+
+# Before the daemon: one of each, and a trusted one carrying a cookie.
+bg $BIN/builder 1; b0=$!
+bg cs-runas 1000 1000 $BIN/uworker 1; u0=$!
+in_cgroup tenants/a "$BIN/tworker 1"; ta0=$!
+bg coresched new -- $BIN/trusted 1; tr0=$!
+sleep 0.3
+expect_set trusted-tagged-before "$(cookie $tr0)"
+
+daemon_start || exit 1
+
+bg $BIN/builder 1; b1=$!
+bg cs-runas 1000 1000 $BIN/uworker 1; u1=$!
+bg cs-runas 1001 1001 $BIN/uworker 1; u2=$!
+in_cgroup tenants/a "$BIN/tworker 1"; ta1=$!
+in_cgroup tenants/b "$BIN/tworker 1"; tb1=$!
+bg $BIN/browser 1; p1=$!
+bg $BIN/browser 1; p2=$!
+bg cs-runas 1000 50 $BIN/gworker 1; g1=$!
+bg cs-runas 1001 1001 $BIN/gworker 1; g2=$!
+sleep 0.5
+
+wait_for [ "$(cookie $b1)" != 0x0 ]
+expect_set per-group-set "$(cookie $b1)"
+expect per-group-before-and-after "$(cookie $b0)" "$(cookie $b1)"
+expect per-group-all-threads "$(all_cookies $b1)" "$(cookie $b1)"
+
+expect_set per-user-set "$(cookie $u1)"
+expect per-user-same-uid "$(cookie $u0)" "$(cookie $u1)"
+expect_distinct per-user-two-users "$(cookie $u1)" "$(cookie $u2)"
+expect_distinct per-user-not-build "$(cookie $u1)" "$(cookie $b1)"
+
+expect_set per-cgroup-set "$(cookie $ta1)"
+expect per-cgroup-same-cgroup "$(cookie $ta0)" "$(cookie $ta1)"
+expect_distinct per-cgroup-two-cgroups "$(cookie $ta1)" "$(cookie $tb1)"
+
+expect_distinct per-process-each-own "$(cookie $p1)" "$(cookie $p2)"
+
+settles $tr0 0x0
+expect trusted-cleared "$(cookie $tr0)" 0x0
+
+expect_set match-group-member "$(cookie $g1)"
+expect match-group-nonmember "$(cookie $g2)" 0x0
+
+bg sleep 100; unmatched=$!
+sleep 0.3
+expect unmatched-stays-zero "$(cookie $unmatched)" 0x0
+
+# A process that escapes (a new cookie of its own) is pulled back.
+group=$(cookie $b1)
+coresched new -d $b1
+expect_distinct escaped "$(cookie $b1)" "$group"
+settles $b1 "$group"
+expect escape-repaired-create "$(cookie $b1)" "$group"
+coresched copy -s $unmatched -d $b1
+settles $b1 "$group"
+expect escape-repaired-share-from "$(cookie $b1)" "$group"
+
+# Moving to another cgroup moves the process to that cgroup's key.
+echo $ta1 > /sys/fs/cgroup/tenants/b/cgroup.procs
+settles $ta1 "$(cookie $tb1)"
+expect cgroup-move-followed "$(cookie $ta1)" "$(cookie $tb1)"
+
+# A foreign cookie on an unmatched process is left alone.
+coresched new -d $unmatched
+foreign=$(cookie $unmatched)
+sleep 3
+expect foreign-left-alone "$(cookie $unmatched)" "$foreign"
+
+# kill -9 and start again: nobody moves, group cookies are kept.
+before=""
+for p in $b0 $b1 $u0 $u1 $u2 $ta0 $tb1 $p1 $p2 $g1; do before="$before $(cookie $p)"; done
+kill -9 $DPID; wait $DPID 2>/dev/null
+expect cookies-survive-crash "$(for p in $b0 $b1 $u0 $u1 $u2 $ta0 $tb1 $p1 $p2 $g1; do printf ' %s' "$(cookie $p)"; done)" "$before"
+daemon_start || exit 1
+sleep 1
+after=""
+for p in $b0 $b1 $u0 $u1 $u2 $ta0 $tb1 $p1 $p2 $g1; do after="$after $(cookie $p)"; done
+expect restart-moves-nobody "$after" "$before"
+bg $BIN/builder 1; b2=$!
+settles $b2 "$(cookie $b1)"
+expect restart-keeps-group-cookie "$(cookie $b2)" "$(cookie $b1)"
+
+# Reload: a broken file keeps the old policy and names file:line.
+printf '[Group bad]\nMatchExe=/x\nBogusKey=1\n' > "$CFG/rules.d/10-bad.conf"
+kill -HUP $DPID
+sleep 0.5
+if grep -q "10-bad.conf:3" "$DLOG"; then pass reload-broken-names-line; else fail reload-broken-names-line "$(tail -5 $DLOG; kill -0 $DPID || echo daemon died)"; fi
+bg $BIN/builder 1; b3=$!
+settles $b3 "$(cookie $b1)"
+expect reload-broken-keeps-policy "$(cookie $b3)" "$(cookie $b1)"
+# A good reload: builders become trusted.
+rm "$CFG/rules.d/10-bad.conf"
+sed -i 's/^MatchComm=builder$/MatchComm=builder\nTrusted=yes/' "$CFG/coreschedd.conf"
+kill -HUP $DPID
+settles $b1 0x0
+expect reload-changes-existing "$(cookie $b1)" 0x0
+bg $BIN/builder 1; b4=$!
+sleep 0.5
+expect reload-changes-new "$(cookie $b4)" 0x0
+
+daemon_stop
+expect stop-leaves-cookies "$(cookie $u1)" "$(echo $after | awk '{print $4}')"

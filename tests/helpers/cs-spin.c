@@ -1,0 +1,33 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* cs-spin SECONDS [CPU]: burn CPU for SECONDS (wall clock), pinned to CPU
+ * when given. Forced-idle tests run one per SMT sibling. */
+#define _GNU_SOURCE
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+
+int main(int argc, char **argv)
+{
+	double secs = argc > 1 ? atof(argv[1]) : 1.0;
+	struct timespec start, now;
+	volatile unsigned long x = 0;
+
+	if (argc > 2) {
+		cpu_set_t set;
+
+		CPU_ZERO(&set);
+		CPU_SET(atoi(argv[2]), &set);
+		if (sched_setaffinity(0, sizeof(set), &set) < 0) {
+			perror("sched_setaffinity");
+			return 1;
+		}
+	}
+	clock_gettime(CLOCK_MONOTONIC, &start);
+	do {
+		for (int i = 0; i < 100000; i++)
+			x++;
+		clock_gettime(CLOCK_MONOTONIC, &now);
+	} while ((double)(now.tv_sec - start.tv_sec) + (double)(now.tv_nsec - start.tv_nsec) / 1e9 < secs);
+	return 0;
+}

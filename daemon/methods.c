@@ -86,6 +86,11 @@ static bool privileged(const struct control_caller *c)
 	return found;
 }
 
+bool methods_privileged(const struct control_caller *c)
+{
+	return privileged(c);
+}
+
 static bool group_allows(const struct group *g, const struct control_caller *c)
 {
 	for (size_t i = 0; i < g->n_allow_uids; i++)
@@ -522,6 +527,7 @@ static const struct control_method methods[] = {
 	{ "io.coresched.Reload", m_reload },
 	{ "io.coresched.CheckConfig", m_check_config },
 	{ "io.coresched.Stats", m_stats },
+	{ "io.coresched.AssignContainer", methods_container },
 };
 
 static void control_log(int level, const char *fmt, ...)

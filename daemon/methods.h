@@ -2,9 +2,26 @@
 /* The io.coresched varlink methods: the daemon's side of the CLI. */
 #pragma once
 
+#include <json-c/json.h>
+#include <stdbool.h>
+
 struct daemon;
+struct control_caller;
+struct control_error;
 
 /* Listen on socket_path (NULL: the default, or a socket passed by systemd)
  * and register every method. */
 int methods_setup(struct daemon *d, const char *socket_path);
 void methods_finalize(struct daemon *d);
+
+/* Root, or a member of [Daemon] ControlGroup=. */
+bool methods_privileged(const struct control_caller *c);
+
+/* io.coresched.AssignContainer (methods-container.c): place a container's
+ * init per [Container] and its annotations; u is the struct daemon. */
+int methods_container(void *u, const struct control_caller *c, json_object *p, json_object **ret,
+		      struct control_error *err);
+/* The placement of the container whose cgroup is cgroup or an ancestor of
+ * it (longest match): 1 with *ret_group and *ret_key (valid until the next
+ * AssignContainer call), 0 when no container claims it. */
+int methods_container_lookup(const char *cgroup, const char **ret_group, const char **ret_key);

@@ -1,0 +1,298 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* io.coresched.AssignContainer: the daemon's side of `coresched oci-hook`.
+ * The hook knows the container (id, sandbox, annotations); the daemon knows
+ * the policy ([Container]). Each call places the container's init and
+ * remembers the init's cgroup, because a `runc exec` into the container is
+ * a child of the runtime, not of the init: it inherits the runtime's
+ * cookie and can only be recognised by the cgroup it joins. */
+#include "methods.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "control.h"
+#include "daemon.h"
+#include "procinfo.h"
+
+#define ERR(name) "io.coresched." name
+#define INVALID "org.varlink.service.InvalidParameter"
+/* Default=isolate puts each container under its own key of this group;
+ * the shipped rules.d defines it without Match*= keys. */
+#define CONTAINER_GROUP_DEFAULT "containers"
+#define CGROUP_ROOT "/sys/fs/cgroup"
+#define MAX_CONTAINERS 1024
+
+enum plan_kind { PLAN_TRUSTED, PLAN_GROUP, PLAN_ISOLATE };
+
+struct plan {
+	enum plan_kind kind;
+	const char *group;
+	char key[MATCH_KEY_MAX]; /* "" lets the group's Per= name the key */
+};
+
+struct request {
+	pid_t pid;
+	const char *id, *sandbox, *group, *policy;
+};
+
+/* cgroup -> placement of the container whose init was found there. */
+struct container_entry {
+	char *cgroup;
+	char *group;
+	char *key;
+	uint64_t seq;
+};
+
+static struct container_entry table[MAX_CONTAINERS];
+static uint64_t table_seq;
+
+static int fail(struct control_error *err, const char *name, const char *field, json_object *value)
+{
+	err->name = name;
+	err->params = json_object_new_object();
+	json_object_object_add(err->params, field, value);
+	return -EINVAL;
+}
+
+static int invalid(struct control_error *err, const char *field)
+{
+	return fail(err, INVALID, "parameter", json_object_new_string(field));
+}
+
+/* Optional string parameter: absent and null both give NULL. */
+static int opt_string(json_object *p, const char *field, const char **ret)
+{
+	json_object *v;
+
+	*ret = NULL;
+	if (!json_object_object_get_ex(p, field, &v) || json_object_is_type(v, json_type_null))
+		return 0;
+	if (!json_object_is_type(v, json_type_string) || json_object_get_string_len(v) == 0)
+		return -EINVAL;
+	*ret = json_object_get_string(v);
+	return 0;
+}
+
+/* Returns 0, or the name of the offending parameter. */
+static const char *parse_request(json_object *p, struct request *rq)
+{
+	json_object *v;
+	int64_t pid;
+
+	if (!json_object_object_get_ex(p, "pid", &v) || !json_object_is_type(v, json_type_int))
+		return "pid";
+	pid = json_object_get_int64(v);
+	if (pid <= 0 || pid > INT32_MAX)
+		return "pid";
+	rq->pid = (pid_t)pid;
+	if (opt_string(p, "id", &rq->id) < 0 || !rq->id)
+		return "id";
+	if (opt_string(p, "sandbox", &rq->sandbox) < 0)
+		return "sandbox";
+	if (opt_string(p, "group", &rq->group) < 0)
+		return "group";
+	if (opt_string(p, "policy", &rq->policy) < 0)
+		return "policy";
+	return NULL;
+}
+
+/* Annotations first (trusted, then a named group, then isolate), then
+ * [Container] Default=. Returns 0, or the name of the offending parameter. */
+static const char *make_plan(const struct container_settings *cs, const struct request *rq, struct plan *ret)
+{
+	enum container_default def = cs->def;
+	int n;
+
+	if (rq->policy && strcmp(rq->policy, "trusted") == 0)
+		def = CONTAINER_TRUSTED;
+	else if (rq->group)
+		def = CONTAINER_GROUP;
+	else if (rq->policy && strcmp(rq->policy, "isolate") == 0)
+		def = CONTAINER_ISOLATE;
+	else if (rq->policy)
+		return "policy";
+	*ret = (struct plan){ .kind = def == CONTAINER_TRUSTED ? PLAN_TRUSTED :
+				      def == CONTAINER_GROUP ? PLAN_GROUP : PLAN_ISOLATE };
+	if (ret->kind == PLAN_GROUP) {
+		ret->group = rq->group ? rq->group : cs->group;
+		return NULL;
+	}
+	if (ret->kind == PLAN_TRUSTED)
+		return NULL;
+	ret->group = CONTAINER_GROUP_DEFAULT;
+	n = rq->sandbox ? snprintf(ret->key, sizeof(ret->key), "pod:%s", rq->sandbox)
+			: snprintf(ret->key, sizeof(ret->key), "container:%s", rq->id);
+	if (n < 0 || (size_t)n >= sizeof(ret->key))
+		return rq->sandbox ? "sandbox" : "id";
+	return NULL;
+}
+
+static json_object *jcookie(sc_cookie c)
+{
+	char buf[32];
+
+	snprintf(buf, sizeof(buf), "0x%" PRIx64, c);
+	return json_object_new_string(buf);
+}
+
+static const char *policy_name(enum plan_kind k)
+{
+	return k == PLAN_TRUSTED ? "trusted" : k == PLAN_GROUP ? "group" : "isolate";
+}
+
+static int apply(struct engine *e, const struct plan *pl, pid_t pid, struct control_error *err)
+{
+	json_object *o;
+	int r;
+
+	if (pl->kind == PLAN_TRUSTED)
+		r = engine_clear(e, pid);
+	else
+		r = engine_assign(e, pid, pl->group, *pl->key ? pl->key : NULL, ORIGIN_HOOK);
+	if (r >= 0)
+		return 0;
+	if (r == -ENOENT)
+		return fail(err, ERR("NoSuchGroup"), "group", json_object_new_string(pl->group));
+	if (r == -ESRCH)
+		return fail(err, ERR("NoSuchProcess"), "pid", json_object_new_int(pid));
+	o = json_object_new_object();
+	json_object_object_add(o, "pid", json_object_new_int(pid));
+	json_object_object_add(o, "error", json_object_new_string(sc_strerror(r)));
+	err->name = ERR("AssignFailed");
+	err->params = o;
+	return -EIO;
+}
+
+/* ---- the cgroup table ---- */
+
+static void entry_clear(struct container_entry *en)
+{
+	free(en->cgroup);
+	free(en->group);
+	free(en->key);
+	*en = (struct container_entry){};
+}
+
+/* Containers that ended took their cgroups with them. */
+static void table_prune(void)
+{
+	char path[PROCINFO_PATH_MAX + sizeof(CGROUP_ROOT)];
+
+	for (size_t i = 0; i < MAX_CONTAINERS; i++) {
+		if (!table[i].cgroup)
+			continue;
+		snprintf(path, sizeof(path), CGROUP_ROOT "%s", table[i].cgroup);
+		if (access(path, F_OK) < 0)
+			entry_clear(&table[i]);
+	}
+}
+
+/* The slot for cgroup: its own, a free one, or the oldest. */
+static struct container_entry *table_slot(const char *cgroup)
+{
+	struct container_entry *free_slot = NULL, *oldest = &table[0];
+
+	for (size_t i = 0; i < MAX_CONTAINERS; i++) {
+		struct container_entry *en = &table[i];
+
+		if (en->cgroup && strcmp(en->cgroup, cgroup) == 0)
+			return en;
+		if (!en->cgroup && !free_slot)
+			free_slot = en;
+		if (en->seq < oldest->seq)
+			oldest = en;
+	}
+	return free_slot ? free_slot : oldest;
+}
+
+static void table_remember(const char *cgroup, const char *group, const char *key)
+{
+	struct container_entry *en, fresh = { strdup(cgroup), strdup(group), strdup(key), ++table_seq };
+
+	if (!fresh.cgroup || !fresh.group || !fresh.key) {
+		entry_clear(&fresh);
+		return;
+	}
+	table_prune();
+	en = table_slot(cgroup);
+	entry_clear(en);
+	*en = fresh;
+}
+
+/* a is b or below it. */
+static bool cgroup_within(const char *a, const char *b)
+{
+	size_t n = strlen(b);
+
+	return strncmp(a, b, n) == 0 && (a[n] == '\0' || a[n] == '/' || (n == 1 && b[0] == '/'));
+}
+
+/* Only a cgroup of the container's own is a safe key: the root, or the
+ * runtime's cgroup (the caller's), would capture unrelated processes. */
+static void remember(const struct task *t, pid_t caller)
+{
+	struct procinfo *pi;
+
+	if (!t || !t->key || !t->cgroup || !*t->cgroup || strcmp(t->cgroup, "/") == 0)
+		return;
+	pi = malloc(sizeof(*pi));
+	if (pi && procinfo_read("/proc", caller, pi) >= 0 && !cgroup_within(pi->cgroup, t->cgroup))
+		table_remember(t->cgroup, t->key->group, t->key->name);
+	free(pi);
+}
+
+int methods_container_lookup(const char *cgroup, const char **ret_group, const char **ret_key)
+{
+	const struct container_entry *best = NULL;
+
+	if (!cgroup)
+		return 0;
+	for (size_t i = 0; i < MAX_CONTAINERS; i++) {
+		const struct container_entry *en = &table[i];
+
+		if (en->cgroup && cgroup_within(cgroup, en->cgroup) &&
+		    (!best || strlen(en->cgroup) > strlen(best->cgroup)))
+			best = en;
+	}
+	if (!best)
+		return 0;
+	*ret_group = best->group;
+	*ret_key = best->key;
+	return 1;
+}
+
+int methods_container(void *u, const struct control_caller *c, json_object *p, json_object **ret,
+		      struct control_error *err)
+{
+	struct daemon *d = u;
+	const struct task *t;
+	struct request rq = {};
+	struct plan pl;
+	const char *bad;
+	int r;
+
+	if (!methods_privileged(c))
+		return fail(err, ERR("PermissionDenied"), "reason",
+			    json_object_new_string("placing containers needs privilege"));
+	bad = parse_request(p, &rq);
+	if (!bad)
+		bad = make_plan(&engine_conf(d->engine)->container, &rq, &pl);
+	if (bad)
+		return invalid(err, bad);
+	r = apply(d->engine, &pl, rq.pid, err);
+	if (r < 0)
+		return r;
+	t = engine_task(d->engine, rq.pid);
+	if (pl.kind != PLAN_TRUSTED)
+		remember(t, c->pid);
+	*ret = json_object_new_object();
+	json_object_object_add(*ret, "group", t && t->key ? json_object_new_string(t->key->group) : NULL);
+	json_object_object_add(*ret, "key", t && t->key ? json_object_new_string(t->key->name) : NULL);
+	json_object_object_add(*ret, "cookie", jcookie(t ? t->cookie : 0));
+	json_object_object_add(*ret, "policy", json_object_new_string(policy_name(pl.kind)));
+	return 0;
+}

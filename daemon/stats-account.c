@@ -6,6 +6,8 @@
  * other key sums its members' per-task counters. */
 #define _GNU_SOURCE /* asprintf() */
 #include <errno.h>
+#include <time.h>
+#include <unistd.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -172,6 +174,15 @@ static void seen_forget(struct stats *s, struct stats_seen *n, const struct fi_t
 	free(n);
 }
 
+static uint64_t boot_ticks(void)
+{
+	struct timespec ts;
+	long hz = sysconf(_SC_CLK_TCK);
+
+	clock_gettime(CLOCK_BOOTTIME, &ts);
+	return (uint64_t)ts.tv_sec * (uint64_t)hz + (uint64_t)ts.tv_nsec / (1000000000ULL / (uint64_t)hz);
+}
+
 /* seed_new: what a task accrued before its first sample was not accrued in
  * this key (the first sample after start, or the key's cgroup counted it). */
 static int sample_task(struct stats *s, struct stats_acc *a, const struct task *t, bool seed_new)
@@ -276,7 +287,7 @@ static void hand_over(struct stats *s, struct stats_acc *a, struct task *const *
 static void sample_key(struct stats *s, struct stats_acc *a, const struct key *k, struct task *const *tasks,
 		       size_t n)
 {
-	bool seed_new = s->n_acct_samples == 1 || a->cg_prev;
+	bool first = s->n_acct_samples == 1;
 	int r;
 
 	if (k->per == PER_CGROUP && k->name[0] == '/' && members_inside(k->name, tasks, n)) {
@@ -291,7 +302,9 @@ static void sample_key(struct stats *s, struct stats_acc *a, const struct key *k
 	}
 	a->cg_prev = false;
 	for (size_t i = 0; i < n; i++) {
-		r = sample_task(s, a, tasks[i], seed_new);
+		/* A task born since accounting began accrued all of its time
+		 * where the daemon placed it at exec: count it from zero. */
+		r = sample_task(s, a, tasks[i], a->cg_prev || (first && tasks[i]->start < s->acct_start_ticks));
 		if (r < 0 && r != -ESRCH && r != -ENOENT)
 			log_debug("Cannot sample PID %d of %s: %s", tasks[i]->pid, k->id, strerror(-r));
 	}
@@ -468,6 +481,7 @@ void stats_account_reset(struct stats *s)
 	}
 	hashmap_foreach(s->accs, clear_cg_prev, NULL);
 	s->n_acct_samples = 0;
+	s->acct_start_ticks = boot_ticks();
 	s->has_host = false;
 	s->host_share = 0;
 }

@@ -47,6 +47,7 @@ struct stats {
 	struct hashmap *groups;  /* name -> struct stats_group */
 	uint64_t n_samples;
 	uint64_t n_acct_samples; /* samples since accounting was turned on */
+	uint64_t acct_start_ticks; /* boot-time clock ticks when it was turned on */
 
 	struct fi_cg_sample host;
 	bool has_host;

@@ -146,9 +146,10 @@ static int apply_conf(struct stats *s, const struct conf *c)
 	s->metrics_file = metrics;
 	s->metrics_error = 0;
 	s->interval_sec = c && c->daemon.stats_interval_sec ? c->daemon.stats_interval_sec : 10;
-	if (accounting && !s->accounting)
+	if (accounting && !s->accounting) {
 		schedstats_enable(s);
-	else if (!accounting && s->accounting) {
+		stats_account_reset(s); /* marks when accounting began */
+	} else if (!accounting && s->accounting) {
 		schedstats_restore(s);
 		stats_account_reset(s);
 	}

@@ -1,0 +1,65 @@
+# Forced idle is charged to the groups that cause it: two groups of busy
+# loops on the two SMT siblings of one core accrue it, one group does not.
+# The daemon's figures are compared with the kernel's own counters.
+. /tests/integration/lib.sh
+. /tests/integration/daemon-lib.sh
+
+sib=$(cat /sys/devices/system/cpu/cpu0/topology/thread_siblings_list)
+c0=0
+c1=$(echo "$sib" | tr ',-' '  ' | awk '{print $2}')
+[ -n "$c1" ] || { skip forceidle "cpu0 has no SMT sibling ($sib)"; exit 0; }
+for w in spin-a spin-b spin-c; do cp /usr/libexec/coresched-tests/cs-spin "$BIN/$w"; done
+M=/tmp/metrics-$T.prom
+cat > "$CFG/coreschedd.conf" <<EOF2
+[Daemon]
+StatsIntervalSec=1
+MetricsFile=$M
+[Group a]
+MatchExe=$BIN/spin-a
+[Group b]
+MatchExe=$BIN/spin-b
+[Group ab]
+MatchExe=$BIN/spin-c
+EOF2
+echo 0 > /proc/sys/kernel/sched_schedstats
+daemon_start || exit 1
+expect schedstats-on "$(cat /proc/sys/kernel/sched_schedstats)" 1
+
+metric() { # NAME GROUP -> value
+	awk -v n="$1" -v g="group=\"$2\"" 'index($0, n "{") == 1 && index($0, g) { print $2 }' "$M"
+}
+kernel_fi() { awk '/^core_forceidle_sum/ {print $3}' /proc/$1/sched; }
+ge() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a + 0 >= b + 0) }'; }
+
+"$BIN/spin-a" 3 $c0 & a=$!
+"$BIN/spin-b" 3 $c1 & b=$!
+sleep 2.8
+ka=$(kernel_fi $a); kb=$(kernel_fi $b)
+wait $a $b
+sleep 2.5
+fa=$(metric coresched_forced_idle_seconds_total a)
+fb=$(metric coresched_forced_idle_seconds_total b)
+echo "forced idle: kernel a=${ka}ms b=${kb}ms; daemon a=${fa}s b=${fb}s"
+ge "$ka" 300 && pass kernel-accrued || fail kernel-accrued "core_forceidle_sum of a is $ka ms"
+ge "$fa" "$(awk -v k="$ka" 'BEGIN { print k / 1000 * 0.5 }')" && pass daemon-charges-a || fail daemon-charges-a "daemon $fa s, kernel $ka ms"
+ge "$(awk -v k="$ka" 'BEGIN { print k / 1000 * 1.2 + 0.05 }')" "$fa" && pass daemon-not-over-a || fail daemon-not-over-a "daemon $fa s, kernel $ka ms"
+ge "$fb" "$(awk -v k="$kb" 'BEGIN { print k / 1000 * 0.5 }')" && pass daemon-charges-b || fail daemon-charges-b "daemon $fb s, kernel $kb ms"
+sleep 2
+fa2=$(metric coresched_forced_idle_seconds_total a)
+ge "$fa2" "$fa" && pass total-kept-after-exit || fail total-kept-after-exit "$fa -> $fa2"
+
+"$BIN/spin-c" 3 $c0 & x=$!
+"$BIN/spin-c" 3 $c1 & y=$!
+sleep 2.8
+kx=$(kernel_fi $x)
+wait $x $y
+sleep 2.5
+fab=$(metric coresched_forced_idle_seconds_total ab)
+echo "forced idle, one group: kernel ${kx}ms; daemon ab=${fab}s"
+ge "$(awk -v a="$fa" 'BEGIN { print a * 0.1 }')" "$fab" && pass one-group-near-zero || fail one-group-near-zero "ab $fab s vs a $fa s"
+grep -q '^coresched_info{version=' "$M" && pass metrics-info || fail metrics-info "$(head -5 $M)"
+grep -q 'pid=' "$M" && fail metrics-no-pid "pid label found" || pass metrics-no-pid
+cp "$M" /tmp/metrics-forceidle.prom
+cat "$M"
+daemon_stop
+expect schedstats-restored "$(cat /proc/sys/kernel/sched_schedstats)" 0

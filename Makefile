@@ -52,6 +52,7 @@ HELPER_BINS := $(HELPER_SRCS:tests/helpers/%.c=$(B)/helpers/%)
 
 PROGS := $(B)/coresched $(B)/coreschedd
 
+.SECONDARY:
 .PHONY: all check check-host check-vm bench fuzz clean install uninstall deps demo
 all: $(PROGS) $(HELPER_BINS)
 
@@ -89,6 +90,9 @@ bench: all
 demo: all
 	tests/vm/run --demo
 
+fuzz:
+	tests/fuzz/run $(or $(FUZZ_SECONDS),60)
+
 deps:
 	scripts/install-deps
 
@@ -99,12 +103,17 @@ install: all
 	install -d $(DESTDIR)$(VENDORDIR)/rules.d
 	for f in conf/rules.d/*.conf; do [ -e "$$f" ] && install -m644 "$$f" $(DESTDIR)$(VENDORDIR)/rules.d/; done; true
 	install -Dm644 systemd/coreschedd.service $(DESTDIR)$(SYSTEMDUNITDIR)/coreschedd.service
+	install -Dm644 systemd/coreschedd.socket $(DESTDIR)$(SYSTEMDUNITDIR)/coreschedd.socket
+	install -Dm644 conf/hooks.d/coresched.json $(DESTDIR)$(DATADIR)/containers/oci/hooks.d/coresched.json
 	install -Dm644 docs/coresched.1 $(DESTDIR)$(MANDIR)/man1/coresched.1
+	install -Dm644 docs/coreschedd.conf.5 $(DESTDIR)$(MANDIR)/man5/coreschedd.conf.5
 	install -Dm644 scripts/coresched.bash-completion $(DESTDIR)$(BASHCOMPDIR)/coresched
 
 uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/coresched $(DESTDIR)$(SBINDIR)/coreschedd \
-	      $(DESTDIR)$(SYSTEMDUNITDIR)/coreschedd.service $(DESTDIR)$(MANDIR)/man1/coresched.1 \
+	      $(DESTDIR)$(SYSTEMDUNITDIR)/coreschedd.service $(DESTDIR)$(SYSTEMDUNITDIR)/coreschedd.socket \
+	      $(DESTDIR)$(DATADIR)/containers/oci/hooks.d/coresched.json \
+	      $(DESTDIR)$(MANDIR)/man1/coresched.1 $(DESTDIR)$(MANDIR)/man5/coreschedd.conf.5 \
 	      $(DESTDIR)$(BASHCOMPDIR)/coresched
 	rm -rf $(DESTDIR)$(VENDORDIR)
 

@@ -41,3 +41,5 @@ int cli_cmd_new(int argc, char **argv);
 int cli_cmd_copy(int argc, char **argv);
 int cli_cmd_run(int argc, char **argv);
 int cli_cmd_clear(int argc, char **argv);
+/* The OCI runtime hook (ocihook.c): container state on stdin. */
+int cli_cmd_oci_hook(int argc, char **argv);

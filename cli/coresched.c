@@ -18,6 +18,7 @@ static const struct cli_command commands[] = {
 	{ "copy", "[-s PID] [-t TYPE] (-d PID | -- COMMAND [ARG...])", cli_cmd_copy },
 	{ "run", "[--new] [-t TYPE] -- COMMAND [ARG...]", cli_cmd_run },
 	{ "clear", "[-t TYPE] PID...", cli_cmd_clear },
+	{ "oci-hook", "[--timeout MS] [--fail-mode open|closed]", cli_cmd_oci_hook },
 };
 
 static void usage(FILE *f)

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "sandbox.h"
 
 #define MAX_PIDS 1024
 
@@ -17,6 +18,7 @@ struct direct_args {
 	pid_t dest;
 	bool has_dest;
 	bool new_cookie;
+	bool lock;             /* COMMAND may not change its cookie */
 	enum sc_scope type;
 	char **exec_argv;     /* after "--" */
 	pid_t pids[MAX_PIDS]; /* -s for get, and positional PIDs */
@@ -53,6 +55,7 @@ static int parse_one(struct direct_args *a, int c, const char *arg)
 			return cli_usage_error("unsupported dest-type '%s' (pid, tgid or pgid)", arg);
 		return 0;
 	case 'n': a->new_cookie = true; return 0;
+	case 'L': a->lock = true; return 0;
 	case 'v': cli_verbose = true; return 0;
 	case 'h':
 		printf("Usage: see 'coresched --help' or coresched(1).\n");
@@ -72,6 +75,7 @@ static int parse_args(int argc, char **argv, struct direct_args *a)
 		{ "dest", required_argument, NULL, 'd' },
 		{ "dest-type", required_argument, NULL, 't' },
 		{ "new", no_argument, NULL, 'n' },
+		{ "lock", no_argument, NULL, 'L' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
@@ -97,6 +101,8 @@ static int parse_args(int argc, char **argv, struct direct_args *a)
 		a->exec_argv = argv + optind;
 		return 0;
 	}
+	if (a->lock)
+		return cli_usage_error("--lock needs -- COMMAND");
 	for (; optind < argc; optind++) {
 		r = add_pid(a, argv[optind]);
 		if (r)
@@ -140,6 +146,17 @@ int cli_cmd_get(int argc, char **argv)
 	return status;
 }
 
+/* After the cookie is set, before exec: the command and its descendants
+ * get EPERM from every PR_SCHED_CORE call, so they cannot leave it. */
+static int lock_and_exec(char **argv)
+{
+	int r = sandbox_lock_sched_core();
+
+	if (r < 0)
+		return cli_error(r, "cannot lock the cookie of the command");
+	return cli_exec(argv);
+}
+
 static int new_cookie(const struct direct_args *a)
 {
 	pid_t self = getpid();
@@ -151,7 +168,9 @@ static int new_cookie(const struct direct_args *a)
 	if (r < 0)
 		return cli_error(r, "cannot create a cookie for PID %d", a->has_dest ? a->dest : self);
 	report(a->has_dest ? a->dest : self);
-	return a->exec_argv ? cli_exec(a->exec_argv) : 0;
+	if (!a->exec_argv)
+		return 0;
+	return a->lock ? lock_and_exec(a->exec_argv) : cli_exec(a->exec_argv);
 }
 
 int cli_cmd_new(int argc, char **argv)
@@ -194,7 +213,7 @@ int cli_cmd_copy(int argc, char **argv)
 			return cli_error(r, "cannot copy the cookie of PID %d", a.src);
 	}
 	if (a.exec_argv)
-		return cli_exec(a.exec_argv);
+		return a.lock ? lock_and_exec(a.exec_argv) : cli_exec(a.exec_argv);
 	r = sc_share_to(a.dest, a.type);
 	if (r < 0)
 		return cli_error(r, "cannot set the cookie of PID %d", a.dest);

@@ -1,0 +1,66 @@
+#!/bin/bash
+# coresched oci-hook on the host without a daemon: the state it refuses,
+# the messages and exit statuses a runtime would show, and the fail modes.
+# The VM suite (tests/integration/oci-hook.sh) tests the effects with runc.
+cd "$(dirname "$0")/../.." || exit 1
+cs=build/coresched
+T=host/oci-hook
+work=$(mktemp -d)
+sleep 1000 & live=$!
+trap 'kill $live $listener 2>/dev/null; rm -rf "$work"' EXIT
+export CORESCHED_SOCKET=$work/missing.sock
+
+check() { # NAME EXPECTED_RC PATTERN STATE [OPTION...]
+	local name=$1 want=$2 pat=$3 state=$4 out rc
+	shift 4
+	# A hook that hangs would hang the runtime: 124 from timeout fails.
+	out=$(printf '%s' "$state" | timeout 30 "$cs" oci-hook "$@" 2>&1)
+	rc=$?
+	if [ "$rc" != "$want" ]; then
+		echo "FAIL: $T/$name: exit status $rc, expected $want; output: $out"
+	elif [ -n "$pat" ] && ! grep -qE -- "$pat" <<<"$out"; then
+		echo "FAIL: $T/$name: output lacks /$pat/: $out"
+	elif [ -z "$pat" ] && [ -n "$out" ]; then
+		echo "FAIL: $T/$name: expected no output, got: $out"
+	else
+		echo "PASS: $T/$name"
+	fi
+}
+
+ok="{\"ociVersion\":\"1.0.2\",\"id\":\"web\",\"status\":\"creating\",\"pid\":$live,\"bundle\":\"/b\""
+check malformed-json 1 'invalid container state on stdin: .*invalid JSON' '{"id":'
+check empty-input 1 'invalid JSON' ''
+check not-an-object 1 'not a JSON object' '[]'
+check missing-pid 1 'pid: missing' '{"id":"web"}'
+check string-pid 1 'pid: must be an integer' '{"id":"web","pid":"1"}'
+check zero-pid 1 'pid: must be a positive integer, not 0' '{"id":"web","pid":0}'
+check missing-id 1 'id: missing' "{\"pid\":$live}"
+check long-id 1 'id: longer than 1024 bytes' "{\"id\":\"$(printf '%01025d' 0)\",\"pid\":$live}"
+check annotations-array 1 'annotations: must be an object' "$ok,\"annotations\":[]}"
+check annotation-number 1 'annotations.io.coresched.group: must be a string' \
+	"$ok,\"annotations\":{\"io.coresched.group\":1}}"
+check bad-policy 1 "io.coresched.policy='share' is neither 'isolate' nor 'trusted'" \
+	"$ok,\"annotations\":{\"io.coresched.policy\":\"share\"}}"
+check no-such-pid 1 'container web: PID 2147483646 does not exist' '{"id":"web","pid":2147483646}'
+check closed-refuses 1 \
+	'coreschedd is not running and fail mode is closed: refusing to start container web untagged' "$ok}"
+check closed-is-default-explicit 1 'refusing to start container web untagged' "$ok}" --fail-mode closed
+# Open: a fresh cookie where the kernel has core scheduling, else a warning;
+# the container starts either way.
+untagged='^$|fail mode is open, starting container web untagged'
+check open-starts 0 "$untagged" "$ok}" --fail-mode open
+check trusted-needs-nothing 0 '' "$ok,\"annotations\":{\"io.coresched.policy\":\"trusted\"}}"
+check bad-fail-mode 1 "unsupported fail mode 'ajar'" "$ok}" --fail-mode ajar
+check bad-timeout 1 "invalid timeout '-1'" "$ok}" --timeout -1
+check extra-argument 1 'takes no arguments' "$ok}" extra
+
+# A daemon that accepts but never answers: the timeout bounds the wait and
+# counts as unreachable.
+python3 -c '
+import socket, sys, time
+s = socket.socket(socket.AF_UNIX); s.bind(sys.argv[1]); s.listen(8)
+time.sleep(60)' "$work/mute.sock" & listener=$!
+for _ in $(seq 50); do [ -S "$work/mute.sock" ] && break; sleep 0.1; done
+export CORESCHED_SOCKET=$work/mute.sock
+check timeout-closed 1 'coreschedd did not answer within 300 ms and fail mode is closed' "$ok}" --timeout 300
+check timeout-open 0 "$untagged" "$ok}" --timeout 300 --fail-mode open

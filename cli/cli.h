@@ -43,3 +43,22 @@ int cli_cmd_run(int argc, char **argv);
 int cli_cmd_clear(int argc, char **argv);
 /* The OCI runtime hook (ocihook.c): container state on stdin. */
 int cli_cmd_oci_hook(int argc, char **argv);
+
+/* Daemon mode (coreschedd over its control socket). */
+int cli_cmd_status(int argc, char **argv);
+int cli_cmd_list(int argc, char **argv);
+int cli_cmd_ps(int argc, char **argv);
+int cli_cmd_explain(int argc, char **argv);
+int cli_cmd_assign(int argc, char **argv);
+int cli_cmd_clear_any(int argc, char **argv);
+int cli_cmd_reload(int argc, char **argv);
+int cli_cmd_check_config(int argc, char **argv);
+int cli_cmd_stats(int argc, char **argv);
+/* run --group: join group through the daemon, then exec argv. */
+int cli_run_in_group(const char *group, char **argv);
+
+/* "Usage: coresched NAME USAGE" from the command table, on stdout. */
+void cli_command_usage(const char *name);
+/* The usage error for getopt's '?' or ':' (c) at argv[optind - 1]; the
+ * option string must start with ":" (after any "+"). */
+int cli_getopt_error(int c, char **argv);

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* coresched: the command table and what every command shares. */
 #include <errno.h>
+#include <getopt.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -10,14 +11,26 @@
 
 #include "cli.h"
 
+#ifndef RUNSTATEDIR
+#define RUNSTATEDIR "/run"
+#endif
+
 bool cli_verbose;
 
 static const struct cli_command commands[] = {
 	{ "get", "[-s PID]... [PID...]", cli_cmd_get },
 	{ "new", "[-t TYPE] (-d PID | -- COMMAND [ARG...])", cli_cmd_new },
 	{ "copy", "[-s PID] [-t TYPE] (-d PID | -- COMMAND [ARG...])", cli_cmd_copy },
-	{ "run", "[--new] [-t TYPE] -- COMMAND [ARG...]", cli_cmd_run },
-	{ "clear", "[-t TYPE] PID...", cli_cmd_clear },
+	{ "run", "[--new] [-t TYPE] [-g GROUP] -- COMMAND [ARG...]", cli_cmd_run },
+	{ "clear", "[-t TYPE] PID...", cli_cmd_clear_any },
+	{ "status", "[-J]", cli_cmd_status },
+	{ "list", "[-J] [-n] [-r] [-o COLUMNS]", cli_cmd_list },
+	{ "ps", "[-J] [-n] [-r] [-o COLUMNS] [-u USER] [-g GROUP] [PID...]", cli_cmd_ps },
+	{ "explain", "[-J] PID", cli_cmd_explain },
+	{ "assign", "-g GROUP PID...", cli_cmd_assign },
+	{ "reload", "", cli_cmd_reload },
+	{ "check-config", "[DIR]", cli_cmd_check_config },
+	{ "stats", "[-i SECONDS] [-c COUNT] [-J] [-n] [-r] [-o COLUMNS]", cli_cmd_stats },
 	{ "oci-hook", "[--timeout MS] [--fail-mode open|closed]", cli_cmd_oci_hook },
 };
 
@@ -32,18 +45,59 @@ static void usage(FILE *f)
 		   " new     give PID, or COMMAND, a new cookie\n"
 		   " copy    copy the cookie of -s PID to -d PID, or run COMMAND with it\n"
 		   " run     run COMMAND with a new cookie (same as new -- COMMAND)\n"
-		   " clear   return PID to cookie 0\n"
+		   " clear   return PID to cookie 0 (through coreschedd when it runs)\n"
+		   "\nFunctions that need coreschedd:\n"
+		   " status        whether coreschedd runs, what the kernel offers, counters\n"
+		   " list          groups and their keys, tasks and cookies\n"
+		   " ps            processes coreschedd tracks (PIDs, or -u USER, -g GROUP)\n"
+		   " explain       which group a process belongs in, rule by rule, and why\n"
+		   " assign        put PIDs into GROUP until they exec\n"
+		   " run -g GROUP  join GROUP, then execute COMMAND\n"
+		   " reload        read the configuration again; errors keep the old one\n"
+		   " check-config  check the configuration in DIR (default: coreschedd's)\n"
+		   " stats         forced idle per group key; -c COUNT samples -i SECONDS apart\n"
 		   "\nOptions:\n"
 		   " -s, --source <PID>     where to copy the cookie from\n"
 		   " -d, --dest <PID>       where to set the cookie\n"
 		   " -t, --dest-type <TYPE> pid, tgid (default) or pgid\n"
+		   " -g, --group <GROUP>    coreschedd group to join (run, assign, ps)\n"
+		   " -u, --user <USER>      only USER's processes (ps)\n"
+		   " -i, --interval <SECS>  seconds between samples (stats; default 1)\n"
+		   " -c, --count <COUNT>    intervals to sample (stats)\n"
+		   " -J, --json             JSON output\n"
+		   " -o, --output <LIST>    columns to print (+LIST adds to the defaults)\n"
+		   " -n, --noheadings       do not print headings\n"
+		   " -r, --raw              raw output\n"
 		   " -v, --verbose          report what was set on stderr\n"
 		   " -h, --help             display this help\n"
 		   " -V, --version          display version\n"
 		   "\nExit status: 0 success, 1 failure or bad usage, 3 kernel lacks\n"
 		   "CONFIG_SCHED_CORE, 4 SMT off, 5 no such process, 6 permission denied,\n"
-		   "126/127 COMMAND could not be executed / found.\n"
+		   "7 coreschedd is not running, 126/127 COMMAND could not be executed /\n"
+		   "found.\n"
+		   "\nThe socket is $CORESCHED_SOCKET, by default " RUNSTATEDIR "/coresched/io.coresched.\n"
 		   "\nFor more details see coresched(1).\n");
+}
+
+void cli_command_usage(const char *name)
+{
+	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		if (strcmp(name, commands[i].name) == 0)
+			printf("Usage: coresched %s %s\n", name, commands[i].usage);
+	printf("See 'coresched --help' or coresched(1).\n");
+}
+
+int cli_getopt_error(int c, char **argv)
+{
+	const char *arg = argv[optind - 1];
+
+	if (c == ':' && strncmp(arg, "--", 2) == 0)
+		return cli_usage_error("option '%s' requires an argument", arg);
+	if (c == ':')
+		return cli_usage_error("option requires an argument -- '%c'", optopt);
+	if (optopt)
+		return cli_usage_error("invalid option -- '%c'", optopt);
+	return cli_usage_error("unrecognized option '%s'", arg);
 }
 
 int cli_usage_error(const char *fmt, ...)

@@ -185,16 +185,56 @@ int cli_cmd_new(int argc, char **argv)
 	return new_cookie(&a);
 }
 
+/* Takes -g GROUP, -gGROUP, --group GROUP or --group=GROUP out of the
+ * options before "--", so the util-linux options parse as before. */
+static int take_group(int *argc, char **argv, const char **ret_group)
+{
+	int out = 1;
+
+	for (int i = 1; i < *argc; i++) {
+		const char *s = argv[i], *val = NULL;
+
+		if (strcmp(s, "--") == 0) {
+			while (i < *argc)
+				argv[out++] = argv[i++];
+			break;
+		}
+		if (strcmp(s, "-g") == 0 || strcmp(s, "--group") == 0) {
+			if (++i >= *argc)
+				return cli_usage_error("option '%s' requires an argument", s);
+			val = argv[i];
+		} else if (strncmp(s, "--group=", 8) == 0)
+			val = s + 8;
+		else if (strncmp(s, "-g", 2) == 0)
+			val = s + 2;
+		if (val)
+			*ret_group = val;
+		else
+			argv[out++] = argv[i];
+	}
+	argv[out] = NULL;
+	*argc = out;
+	return 0;
+}
+
 int cli_cmd_run(int argc, char **argv)
 {
+	const char *group = NULL;
 	struct direct_args a;
-	int r = parse_args(argc, argv, &a);
+	int r = take_group(&argc, argv, &group);
 
+	if (r == 0)
+		r = parse_args(argc, argv, &a);
 	if (r)
 		return r;
 	if (a.has_src || a.has_dest || !a.exec_argv)
 		return cli_usage_error("run needs -- COMMAND");
-	return new_cookie(&a);
+	if (group && *group == '\0')
+		return cli_usage_error("empty group name");
+	if (group && (a.new_cookie || a.type != SC_SCOPE_THREAD_GROUP))
+		return cli_usage_error("run --group does not take --new or -t");
+	/* A group is coreschedd's to give: without one this is direct mode. */
+	return group ? cli_run_in_group(group, a.exec_argv) : new_cookie(&a);
 }
 
 int cli_cmd_copy(int argc, char **argv)

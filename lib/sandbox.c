@@ -42,7 +42,7 @@ static uint64_t kept_mask(void)
 	return m;
 }
 
-static int caps_get(uint64_t *ret_eff, uint64_t *ret_prm)
+static int caps_get(uint64_t *ret_eff, uint64_t *ret_prm, uint64_t *ret_inh)
 {
 	struct __user_cap_header_struct h = { _LINUX_CAPABILITY_VERSION_3, 0 };
 	struct __user_cap_data_struct d[2];
@@ -51,6 +51,7 @@ static int caps_get(uint64_t *ret_eff, uint64_t *ret_prm)
 		return -errno;
 	*ret_eff = d[0].effective | (uint64_t)d[1].effective << 32;
 	*ret_prm = d[0].permitted | (uint64_t)d[1].permitted << 32;
+	*ret_inh = d[0].inheritable | (uint64_t)d[1].inheritable << 32;
 	return 0;
 }
 
@@ -100,14 +101,14 @@ static int shrink_bounding_set(uint64_t eff)
 
 int sandbox_drop_caps(void)
 {
-	uint64_t eff, prm;
+	uint64_t eff, prm, inh;
 	int r;
 
 	if (thread_count() > 1)
 		return -EBUSY;
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
 		return -errno;
-	r = caps_get(&eff, &prm);
+	r = caps_get(&eff, &prm, &inh);
 	if (r < 0)
 		return r;
 	r = shrink_bounding_set(eff);
@@ -116,6 +117,10 @@ int sandbox_drop_caps(void)
 	/* EINVAL: a kernel older than 4.3 has no ambient set to clear. */
 	if (prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0) < 0 && errno != EINVAL)
 		return -errno;
+	/* Already so (systemd's CapabilityBoundingSet= did it): no capset,
+	 * which a unit's SystemCallFilter=~@privileged refuses. */
+	if (eff == (eff & kept_mask()) && prm == (prm & kept_mask()) && inh == 0)
+		return 0;
 	return caps_set(eff & kept_mask(), prm & kept_mask());
 }
 
@@ -284,11 +289,11 @@ unsigned sandbox_syscall_count(void)
 /* The kept capabilities by name, the rest as a count. */
 static void describe_caps(char *buf, size_t size)
 {
-	uint64_t eff, prm;
+	uint64_t eff, prm, inh;
 	size_t len = 0;
 	int others = 0;
 
-	if (caps_get(&eff, &prm) < 0) {
+	if (caps_get(&eff, &prm, &inh) < 0) {
 		snprintf(buf, size, "unknown");
 		return;
 	}

@@ -117,7 +117,7 @@ int cli_cmd_assign(int argc, char **argv)
 	return r;
 }
 
-int cli_run_in_group(const char *group, char **argv)
+int cli_join_group(const char *group)
 {
 	json_object *params = json_object_new_object(), *reply;
 	int r;
@@ -133,7 +133,7 @@ int cli_run_in_group(const char *group, char **argv)
 		fprintf(stderr, "coresched: joined group %s, cookie %s\n", daemon_call_str(reply, "group", group),
 			daemon_call_str(reply, "cookie", "?"));
 	json_object_put(reply);
-	return cli_exec(argv);
+	return 0;
 }
 
 /* clear: through the daemon when it runs, so that it does not undo the

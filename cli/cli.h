@@ -54,8 +54,9 @@ int cli_cmd_clear_any(int argc, char **argv);
 int cli_cmd_reload(int argc, char **argv);
 int cli_cmd_check_config(int argc, char **argv);
 int cli_cmd_stats(int argc, char **argv);
-/* run --group: join group through the daemon, then exec argv. */
-int cli_run_in_group(const char *group, char **argv);
+/* run --group: coreschedd puts this very process into group (it knows it
+ * by the socket's credentials); the caller then execs. 0 or an exit code. */
+int cli_join_group(const char *group);
 
 /* "Usage: coresched NAME USAGE" from the command table, on stdout. */
 void cli_command_usage(const char *name);

@@ -21,7 +21,7 @@ static const struct cli_command commands[] = {
 	{ "get", "[-s PID]... [PID...]", cli_cmd_get },
 	{ "new", "[-t TYPE] (-d PID | -- COMMAND [ARG...])", cli_cmd_new },
 	{ "copy", "[-s PID] [-t TYPE] (-d PID | -- COMMAND [ARG...])", cli_cmd_copy },
-	{ "run", "[--new] [-t TYPE] [-g GROUP] -- COMMAND [ARG...]", cli_cmd_run },
+	{ "run", "[--new] [-t TYPE] [-g GROUP] [--lock] -- COMMAND [ARG...]", cli_cmd_run },
 	{ "clear", "[-t TYPE] PID...", cli_cmd_clear_any },
 	{ "status", "[-J]", cli_cmd_status },
 	{ "list", "[-J] [-n] [-r] [-o COLUMNS]", cli_cmd_list },
@@ -68,6 +68,7 @@ static void usage(FILE *f)
 		   " -o, --output <LIST>    columns to print (+LIST adds to the defaults)\n"
 		   " -n, --noheadings       do not print headings\n"
 		   " -r, --raw              raw output\n"
+		   "     --lock             forbid COMMAND to change its cookie (new, copy, run)\n"
 		   " -v, --verbose          report what was set on stderr\n"
 		   " -h, --help             display this help\n"
 		   " -V, --version          display version\n"

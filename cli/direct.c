@@ -234,7 +234,12 @@ int cli_cmd_run(int argc, char **argv)
 	if (group && (a.new_cookie || a.type != SC_SCOPE_THREAD_GROUP))
 		return cli_usage_error("run --group does not take --new or -t");
 	/* A group is coreschedd's to give: without one this is direct mode. */
-	return group ? cli_run_in_group(group, a.exec_argv) : new_cookie(&a);
+	if (!group)
+		return new_cookie(&a);
+	r = cli_join_group(group);
+	if (r)
+		return r;
+	return a.lock ? lock_and_exec(a.exec_argv) : cli_exec(a.exec_argv);
 }
 
 int cli_cmd_copy(int argc, char **argv)

@@ -284,6 +284,14 @@ static int ps_row(struct table *t, json_object *p)
 	return table_add(t, v);
 }
 
+static int by_pid(const void *a, const void *b)
+{
+	int x = json_object_get_int(json_object_object_get(*(json_object *const *)a, "pid"));
+	int y = json_object_get_int(json_object_object_get(*(json_object *const *)b, "pid"));
+
+	return (x > y) - (x < y);
+}
+
 int cli_cmd_ps(int argc, char **argv)
 {
 	struct ps_args a = { .params = json_object_new_object() };
@@ -302,6 +310,8 @@ int cli_cmd_ps(int argc, char **argv)
 		return r < 0 ? 0 : r;
 	}
 	json_object_object_get_ex(reply, "processes", &procs);
+	if (procs)
+		json_object_array_sort(procs, by_pid);
 	for (size_t i = 0; i < json_object_array_length(procs) && r >= 0; i++)
 		r = ps_row(t, json_object_array_get_idx(procs, i));
 	json_object_put(reply);

@@ -165,7 +165,7 @@ int ocihook_parse_state(const char *json, size_t len, struct oci_state *ret, cha
 {
 	struct oci_state s = {};
 	char *error = NULL;
-	json_object *o;
+	json_object *o = NULL;
 	int r;
 
 	r = parse_object(json, len, &o, &error);

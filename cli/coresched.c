@@ -19,8 +19,8 @@ bool cli_verbose;
 
 static const struct cli_command commands[] = {
 	{ "get", "[-s PID]... [PID...]", cli_cmd_get },
-	{ "new", "[-t TYPE] (-d PID | -- COMMAND [ARG...])", cli_cmd_new },
-	{ "copy", "[-s PID] [-t TYPE] (-d PID | -- COMMAND [ARG...])", cli_cmd_copy },
+	{ "new", "[-t TYPE] [--lock] (-d PID | -- COMMAND [ARG...])", cli_cmd_new },
+	{ "copy", "[-s PID] [-t TYPE] [--lock] (-d PID | -- COMMAND [ARG...])", cli_cmd_copy },
 	{ "run", "[--new] [-t TYPE] [-g GROUP] [--lock] -- COMMAND [ARG...]", cli_cmd_run },
 	{ "clear", "[-t TYPE] PID...", cli_cmd_clear_any },
 	{ "status", "[-J]", cli_cmd_status },

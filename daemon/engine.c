@@ -16,6 +16,7 @@
 #include "cookie.h"
 #include "hashmap.h"
 #include "log.h"
+#include "methods.h"
 #include "procinfo.h"
 
 #define MAX_SCAN 262144
@@ -262,6 +263,8 @@ static int decide(struct engine *e, struct task *t)
 {
 	struct match_input in = { t->exe, t->comm, t->uid, t->gid, t->cgroup };
 	struct match_result m;
+	const struct group *cg;
+	const char *cg_group, *cg_key;
 	struct key *k;
 	int r;
 
@@ -269,6 +272,14 @@ static int decide(struct engine *e, struct task *t)
 		return 0;
 	if (!e->conf)
 		return 0;
+	/* Exec'd into a container (a child of the runtime, not of the
+	 * container's init): found by the container's cgroup. */
+	if (methods_container_lookup(t->cgroup, &cg_group, &cg_key) > 0 &&
+	    (cg = conf_find_group(e->conf, cg_group)) && key_get(e, cg, cg_key, 0, &k) >= 0) {
+		task_set_key(t, k);
+		t->origin = ORIGIN_HOOK;
+		return 0;
+	}
 	if (rules_match(e->conf, &in, &m) <= 0) {
 		if (t->key || t->origin == ORIGIN_RULE) {
 			task_set_key(t, NULL); /* no longer ours: back to 0 */

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/ptrace.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -110,8 +111,12 @@ int main(int argc, char **argv)
 	}
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	pid = fork();
-	if (pid == 0)
+	if (pid == 0) {
+		struct rlimit no_core = { 0, 0 };
+
+		setrlimit(RLIMIT_CORE, &no_core); /* the SIGSYS is expected */
 		_exit(probe(mode));
+	}
 	if (pid < 0 || waitpid(pid, &status, 0) != pid)
 		return 1;
 	if (WIFSIGNALED(status))

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/ptrace.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
@@ -24,11 +25,16 @@ static const char *self_exe;
 /* Fork, run FN in the child, return its wait status. */
 static int in_child(int (*fn)(void))
 {
-	pid_t pid = fork();
+	pid_t pid;
 	int status;
 
+	fflush(stdout);
+	pid = fork();
 	if (pid == 0) {
-		fflush(stdout);
+		/* Children killed by SIGSYS on purpose leave no core files. */
+		struct rlimit no_core = { 0, 0 };
+
+		setrlimit(RLIMIT_CORE, &no_core);
 		_exit(fn());
 	}
 	if (pid < 0 || waitpid(pid, &status, 0) != pid)

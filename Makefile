@@ -21,7 +21,7 @@ PKG_LIBS   := $(shell $(PKG_CONFIG) --libs $(PKGS)) -lpthread -lm
 WARN    := -Wall -Wextra -Wshadow -Wmissing-prototypes -Wstrict-prototypes
 HARDEN  := -fstack-protector-strong -D_FORTIFY_SOURCE=2
 CFLAGS  ?= -O2 -g
-ALL_CFLAGS = -std=gnu11 -D_GNU_SOURCE $(WARN) $(HARDEN) $(CFLAGS) -Iinclude -Idaemon $(PKG_CFLAGS) \
+ALL_CFLAGS = -std=gnu11 $(WARN) $(HARDEN) $(CFLAGS) -Iinclude -Idaemon $(PKG_CFLAGS) \
 	-DVERSION=\"$(VERSION)\" -DSYSCONFDIR=\"$(SYSCONFDIR)\" -DRUNSTATEDIR=\"$(RUNSTATEDIR)\" \
 	-DVENDORDIR=\"$(VENDORDIR)\" -DLIBEXECDIR=\"$(LIBEXECDIR)\" -MMD -MP
 ALL_LDFLAGS = -Wl,-z,relro,-z,now $(LDFLAGS)

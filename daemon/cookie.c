@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
+#define _GNU_SOURCE /* gettid */
 #include "cookie.h"
 
 #include <errno.h>

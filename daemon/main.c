@@ -69,41 +69,6 @@ static int parse_argv(int argc, char **argv)
 	return 0;
 }
 
-int daemon_load_config(const char *dir, struct conf **ret, char **ret_error)
-{
-	static const char *const default_dirs[] = {
-		SYSCONFDIR "/coresched/rules.d", RUNSTATEDIR "/coresched/rules.d",
-		VENDORDIR "/rules.d", NULL
-	};
-	char main_file[4096], dropin[4096];
-	const char *dirs[] = { dropin, NULL };
-	struct conf_paths paths = { SYSCONFDIR "/coresched/coreschedd.conf", default_dirs };
-
-	if (dir) {
-		snprintf(main_file, sizeof(main_file), "%s/coreschedd.conf", dir);
-		snprintf(dropin, sizeof(dropin), "%s/rules.d", dir);
-		paths.main_file = main_file;
-		paths.dropin_dirs = dirs;
-	}
-	return conf_load(&paths, ret, ret_error);
-}
-
-int daemon_reload(struct daemon *d, char **ret_error)
-{
-	struct conf *c = NULL;
-	int r = daemon_load_config(d->config_dir, &c, ret_error);
-
-	if (r < 0) {
-		log_error("Reload failed, keeping the old configuration: %s", *ret_error ? *ret_error : strerror(-r));
-		return r;
-	}
-	log_set_max_level(c->daemon.log_level);
-	conf_free(engine_set_conf(d->engine, c));
-	stats_reconfigure(d->stats, c);
-	log_notice("Configuration reloaded: %zu groups from %zu files", c->n_groups, c->n_sources);
-	return 0;
-}
-
 static void notify_status(struct daemon *d)
 {
 	const struct engine_counters *c = engine_counters(d->engine);

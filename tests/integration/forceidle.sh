@@ -48,6 +48,14 @@ sleep 2
 fa2=$(metric coresched_forced_idle_seconds_total a)
 ge "$fa2" "$fa" && pass total-kept-after-exit || fail total-kept-after-exit "$fa -> $fa2"
 
+# The administrator's view while two groups contend for one core.
+"$BIN/spin-a" 6 $c0 & a=$!
+"$BIN/spin-b" 6 $c1 & b=$!
+coresched stats -c 5 -i 1 > /tmp/stats-table.txt 2>&1
+cat /tmp/stats-table.txt
+grep -q '^a ' /tmp/stats-table.txt && pass stats-table-has-group || fail stats-table-has-group "$(head -5 /tmp/stats-table.txt)"
+wait $a $b
+
 "$BIN/spin-c" 3 $c0 & x=$!
 "$BIN/spin-c" 3 $c1 & y=$!
 sleep 2.8

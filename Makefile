@@ -66,15 +66,15 @@ $(B)/libdaemon.a: $(DAEMON_OBJS)
 	$(AR) rcs $@ $^
 
 $(B)/coreschedd: $(B)/daemon/main.o $(B)/libdaemon.a $(B)/libcommon.a
-	$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $^ $(PKG_LIBS)
+	$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $(filter %.c %.o %.a,$^) $(PKG_LIBS)
 $(B)/coresched: $(CLI_OBJS) $(B)/libcommon.a
-	$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $^ $(PKG_LIBS)
+	$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $(filter %.c %.o %.a,$^) $(PKG_LIBS)
 $(B)/tests/%: $(B)/tests/unit/%.o $(B)/libdaemon.a $(B)/libcommon.a
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $^ $(PKG_LIBS)
+	$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $(filter %.c %.o %.a,$^) $(PKG_LIBS)
 $(B)/helpers/%: tests/helpers/%.c $(B)/libcommon.a
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $^ $(PKG_LIBS)
+	$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $(filter %.c %.o %.a,$^) $(PKG_LIBS)
 
 # Host unit and black-box tests, then the VM suite; one closing line.
 check: all $(UNIT_BINS)

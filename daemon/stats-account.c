@@ -287,7 +287,7 @@ static void hand_over(struct stats *s, struct stats_acc *a, struct task *const *
 static void sample_key(struct stats *s, struct stats_acc *a, const struct key *k, struct task *const *tasks,
 		       size_t n)
 {
-	bool first = s->n_acct_samples == 1;
+	bool first = s->n_acct_samples == 1, after_cgroup = a->cg_prev;
 	int r;
 
 	if (k->per == PER_CGROUP && k->name[0] == '/' && members_inside(k->name, tasks, n)) {
@@ -304,7 +304,7 @@ static void sample_key(struct stats *s, struct stats_acc *a, const struct key *k
 	for (size_t i = 0; i < n; i++) {
 		/* A task born since accounting began accrued all of its time
 		 * where the daemon placed it at exec: count it from zero. */
-		r = sample_task(s, a, tasks[i], a->cg_prev || (first && tasks[i]->start < s->acct_start_ticks));
+		r = sample_task(s, a, tasks[i], after_cgroup || (first && tasks[i]->start < s->acct_start_ticks));
 		if (r < 0 && r != -ESRCH && r != -ENOENT)
 			log_debug("Cannot sample PID %d of %s: %s", tasks[i]->pid, k->id, strerror(-r));
 	}

@@ -29,6 +29,7 @@ for i in $(seq 1 20); do
 	bg "$BIN/longer" 1
 	bg cs-runas 1000 1000 "$BIN/longer" 1
 	bg sleep 1000
+	sleeps="$sleeps $!"
 	sleep 0.1
 done
 wait $s1 $s2
@@ -47,15 +48,15 @@ for d in /proc/[0-9]*; do
 		uid=$(awk '/^Uid:/ {print $2}' "$d/status")
 		if [ "$uid" = 0 ]; then
 			[ -z "$root_c" ] && root_c=$c
-			[ "$c" = "$root_c" ] && [ "$c" != 0x0 ] || mismatch=$((mismatch + 1))
+			[ "$c" = "$root_c" ] && [ "$c" != 0x0 ] || { mismatch=$((mismatch + 1)); echo "mismatch: $p root longer $c"; }
 		else
 			[ -z "$user_c" ] && user_c=$c
-			[ "$c" = "$user_c" ] && [ "$c" != 0x0 ] || mismatch=$((mismatch + 1))
+			[ "$c" = "$user_c" ] && [ "$c" != 0x0 ] || { mismatch=$((mismatch + 1)); echo "mismatch: $p user longer $c"; }
 		fi
 		;;
-	/bin/busybox)
-		[ "$c" = 0x0 ] || mismatch=$((mismatch + 1))
-		;;
+	esac
+	case " $sleeps " in *" $p "*)
+		[ "$c" = 0x0 ] || { mismatch=$((mismatch + 1)); echo "mismatch: $p sleep $c"; } ;;
 	esac
 done
 echo "storm: $n_long long-lived processes checked, $mismatch mismatches"

@@ -99,6 +99,7 @@ expect_set container-tagged "$ca"
 expect entrypoint-first-command "$(first_get ca)" "$ca"
 expect one-cookie-per-container "$(container_cookies ca)" "$ca"
 expect_distinct containers-differ "$ca" "$cb"
+echo "cookies: container ca $ca (every process: $(container_cookies ca | tr "\n" " ")), container cb $cb, host shell $(cookie $$)"
 expect host-untouched "$(cookie $$)" 0x0
 expect origin-hook "$(coresched ps -o ORIGIN -n "$ia" 2>/dev/null | tr -d ' ')" hook
 expect key-container "$(coresched ps -o KEY -n "$ia" 2>/dev/null | tr -d ' ')" container:ca

@@ -29,7 +29,11 @@ static void *holder_main(void *arg)
 	struct holder *h = arg;
 
 	h->tid = gettid();
-	h->result = h->adopt_from ? sc_share_from(h->adopt_from) : sc_create(0, SC_SCOPE_THREAD);
+	if (h->adopt_from > 0)
+		h->result = sc_share_from(h->adopt_from);
+	else if (h->adopt_from == 0)
+		h->result = sc_create(0, SC_SCOPE_THREAD);
+	/* adopt_from < 0: keep what the thread inherited (the cookie-0 holder) */
 	if (h->result == 0)
 		h->result = sc_get(0, &h->cookie);
 	sem_post(&h->ready);
@@ -113,21 +117,8 @@ unsigned cookie_live_holders(void)
 	return live_holders - (zero_holder ? 1 : 0);
 }
 
-static void *zero_main(void *arg)
-{
-	struct holder *h = arg;
-
-	h->tid = gettid();
-	h->result = 0;
-	sem_post(&h->ready);
-	while (sem_wait(&h->release) < 0 && errno == EINTR)
-		;
-	return NULL;
-}
-
 int cookie_init(void)
 {
-	struct holder *h;
 	sc_cookie c;
 	int r;
 
@@ -141,20 +132,9 @@ int cookie_init(void)
 		if (r < 0)
 			return r;
 	}
-	h = calloc(1, sizeof(*h));
-	if (!h)
-		return -ENOMEM;
-	sem_init(&h->ready, 0, 0);
-	sem_init(&h->release, 0, 0);
-	r = -pthread_create(&h->thread, NULL, zero_main, h);
-	if (r < 0) {
-		free(h);
+	r = holder_start(-1, &zero_holder);
+	if (r < 0)
 		return r;
-	}
-	while (sem_wait(&h->ready) < 0 && errno == EINTR)
-		;
-	live_holders++;
-	zero_holder = h;
 	main_cookie = 0;
 	return 0;
 }

@@ -571,64 +571,57 @@ static void adopt(struct engine *e, struct pending *p, size_t n)
 	}
 }
 
-struct sweep {
-	struct engine *e;
-	void **vals;
-	size_t n, max;
-};
-
-static void collect(void *userdata, void *value)
+/* The map's values in an array of their own, for walks that change the
+ * map. NULL (and *ret_n 0) when out of memory: the walk is skipped. */
+static void **snapshot(const struct hashmap *m, size_t *ret_n)
 {
-	struct sweep *s = userdata;
+	size_t n = hashmap_size(m);
+	void **v = calloc(n + 1, sizeof(*v));
 
-	if (s->n < s->max)
-		s->vals[s->n++] = value;
+	*ret_n = v ? hashmap_values(m, v, n) : 0;
+	return v;
 }
 
 /* Tasks not seen by the last scan exited without us hearing of it. */
 static void drop_unseen(struct engine *e)
 {
-	size_t n = hashmap_size(e->tasks);
-	struct sweep s = { e, calloc(n + 1, sizeof(void *)), 0, n };
+	size_t n;
+	void **v = snapshot(e->tasks, &n);
 
-	if (!s.vals)
-		return;
-	hashmap_foreach(e->tasks, collect, &s);
-	for (size_t i = 0; i < s.n; i++)
-		if (((struct task *)s.vals[i])->generation != e->generation)
-			task_drop(e, s.vals[i]);
-	free(s.vals);
+	for (size_t i = 0; i < n; i++)
+		if (((struct task *)v[i])->generation != e->generation)
+			task_drop(e, v[i]);
+	free(v);
 }
 
 /* Keys without members let their holder go; a Per=group key lives as long
  * as its group does, so the group's cookie outlives its members. */
-static void release_keys(struct engine *e, bool all_empty)
+static bool key_stale(const struct conf *c, const struct key *k)
 {
-	size_t n = hashmap_size(e->keys);
-	struct sweep s = { e, calloc(n + 1, sizeof(void *)), 0, n };
+	const struct group *g = conf_find_group(c, k->group);
 
-	if (!s.vals)
-		return;
-	hashmap_foreach(e->keys, collect, &s);
-	for (size_t i = 0; i < s.n; i++) {
-		struct key *k = s.vals[i];
-		const struct group *g = conf_find_group(e->conf, k->group);
-		bool stale = !g || g->per != k->per || g->trusted != k->trusted;
+	return !g || g->per != k->per || g->trusted != k->trusted;
+}
 
-		if (k->n_tasks == 0 && (all_empty || stale || k->per != PER_GROUP))
+static void release_keys(struct engine *e)
+{
+	size_t n;
+	void **v = snapshot(e->keys, &n);
+
+	for (size_t i = 0; i < n; i++) {
+		struct key *k = v[i];
+
+		if (k->n_tasks == 0 && (k->per != PER_GROUP || key_stale(e->conf, k)))
 			key_release(e, k);
 	}
-	free(s.vals);
+	free(v);
 }
 
 static void smt_check(struct engine *e)
 {
-	char path[256];
-	FILE *f;
+	FILE *f = fopen("/sys/devices/system/cpu/smt/active", "re");
 	int active = 0;
 
-	snprintf(path, sizeof(path), "/sys/devices/system/cpu/smt/active");
-	f = fopen(path, "re");
 	if (f) {
 		if (fscanf(f, "%d", &active) != 1)
 			active = 0;
@@ -661,26 +654,20 @@ int engine_scan(struct engine *e, bool adopt_cookies, bool verify)
 	free(s.pending);
 	if (verify) {
 		e->c.reconciles++;
-		release_keys(e, false);
+		release_keys(e);
 	}
 	return r;
 }
 
 int engine_resync(struct engine *e)
 {
+	e->c.lost++;
 	e->c.resyncs++;
 	log_notice("Events were lost: rescanning every process");
 	return engine_scan(e, false, true);
 }
 
 /* ---- configuration and explicit placement ---- */
-
-static bool key_stale(const struct conf *c, const struct key *k)
-{
-	const struct group *g = conf_find_group(c, k->group);
-
-	return !g || g->per != k->per || g->trusted != k->trusted;
-}
 
 /* A task whose key went stale in a reload: an explicit placement moves to
  * the new key of the same group and name; anything else is re-evaluated. */
@@ -704,35 +691,32 @@ static void rekey(struct engine *e, struct task *t, bool stale)
 struct conf *engine_set_conf(struct engine *e, struct conf *c)
 {
 	struct conf *old = e->conf;
-	size_t nk = hashmap_size(e->keys), nt = hashmap_size(e->tasks);
-	struct sweep keys = { e, calloc(nk + 1, sizeof(void *)), 0, nk };
-	struct sweep tasks = { e, calloc(nt + 1, sizeof(void *)), 0, nt };
+	size_t nk = 0, nt = 0;
+	void **keys = NULL, **tasks = NULL;
 
 	e->conf = c;
-	if (!old || !keys.vals || !tasks.vals)
+	if (!old || !(keys = snapshot(e->keys, &nk)) || !(tasks = snapshot(e->tasks, &nt)))
 		goto out;
-	hashmap_foreach(e->keys, collect, &keys);
-	hashmap_foreach(e->tasks, collect, &tasks);
 	/* Stale keys leave the map first so that no task can find them. */
-	for (size_t i = 0; i < keys.n; i++)
-		if (key_stale(c, keys.vals[i]))
-			hashmap_remove_str(e->keys, ((struct key *)keys.vals[i])->id);
+	for (size_t i = 0; i < nk; i++)
+		if (key_stale(c, keys[i]))
+			hashmap_remove_str(e->keys, ((struct key *)keys[i])->id);
 		else
-			keys.vals[i] = NULL;
-	for (size_t i = 0; i < tasks.n; i++) {
-		struct task *t = tasks.vals[i];
+			keys[i] = NULL;
+	for (size_t i = 0; i < nt; i++) {
+		struct task *t = tasks[i];
 
-		rekey(e, t, t->key && key_stale(c, t->key) && t->key != hashmap_get_str(e->keys, t->key->id));
+		rekey(e, t, t->key && key_stale(c, t->key));
 	}
-	for (size_t i = 0; i < keys.n; i++)
-		if (keys.vals[i]) {
-			key_free(keys.vals[i]);
+	for (size_t i = 0; i < nk; i++)
+		if (keys[i]) {
+			key_free(keys[i]);
 			e->c.keys_released++;
 		}
-	release_keys(e, false);
+	release_keys(e);
 out:
-	free(keys.vals);
-	free(tasks.vals);
+	free(keys);
+	free(tasks);
 	return old;
 }
 
@@ -741,7 +725,7 @@ const struct conf *engine_conf(const struct engine *e)
 	return e->conf;
 }
 
-static int key_name_for(const struct group *g, const struct task *t, char *buf, size_t size)
+static void key_name_for(const struct group *g, const struct task *t, char *buf, size_t size)
 {
 	switch (g->per) {
 	case PER_USER: snprintf(buf, size, "%u", (unsigned)t->uid); break;
@@ -749,7 +733,6 @@ static int key_name_for(const struct group *g, const struct task *t, char *buf, 
 	case PER_PROCESS: process_key_name(t, buf, size); break;
 	default: buf[0] = 0; break;
 	}
-	return 0;
 }
 
 int engine_assign(struct engine *e, pid_t pid, const char *group, const char *keyname, enum origin origin)

@@ -98,10 +98,9 @@ static int on_procmon(sd_event_source *s, int fd, uint32_t revents, void *userda
 	do
 		r = procmon_receive(fd, EVENT_BATCH, on_proc_event, d->engine);
 	while (r > 0 && procmon_pending(fd) && ++rounds < 16);
-	if (r == -ENOBUFS || r == -EBADMSG || r == -EMSGSIZE) {
-		((struct engine_counters *)engine_counters(d->engine))->lost++;
+	if (r == -ENOBUFS || r == -EBADMSG || r == -EMSGSIZE)
 		(void)engine_resync(d->engine);
-	} else if (r < 0 && r != -EAGAIN && r != -EINTR)
+	else if (r < 0 && r != -EAGAIN && r != -EINTR)
 		log_errno(LOG_WARNING, r, "Failed to receive process events: %m, ignoring.");
 	return 0;
 }

@@ -7,20 +7,15 @@ CORESCHED_SOCKET=$(mktemp -u /tmp/cs-query-XXXXXX.sock)
 export CORESCHED_SOCKET
 notrun="^coresched: coreschedd is not running \(no socket at $CORESCHED_SOCKET\)$"
 
+. tests/host/lib.bash
+
 check() { # NAME EXPECTED_RC PATTERN COMMAND...
-	local name=$1 want=$2 pat=$3 out rc
+	local name=$1 want=$2 pat=$3 out rc extra=
 	shift 3
 	out=$("$@" 2>&1)
 	rc=$?
-	if [ "$rc" != "$want" ]; then
-		echo "FAIL: $T/$name: exit status $rc, expected $want; output: $out"
-	elif [ -n "$pat" ] && ! grep -qE -- "$pat" <<<"$out"; then
-		echo "FAIL: $T/$name: output lacks /$pat/: $out"
-	elif [ "$want" = 7 ] && [ "$(wc -l <<<"$out")" != 1 ]; then
-		echo "FAIL: $T/$name: more than one line: $out"
-	else
-		echo "PASS: $T/$name"
-	fi
+	[ "$want" = 7 ] && [ "$(wc -l <<<"$out")" != 1 ] && extra="more than one line: $out"
+	result "$name" "$want" "$pat" "$rc" "$out" "$extra"
 }
 
 check no-daemon-status 7 "$notrun" $cs status

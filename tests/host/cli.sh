@@ -4,18 +4,14 @@ cd "$(dirname "$0")/../.." || exit 1
 cs=build/coresched
 T=host/cli
 
+. tests/host/lib.bash
+
 check() { # NAME EXPECTED_RC PATTERN COMMAND...
 	local name=$1 want=$2 pat=$3 out rc
 	shift 3
 	out=$("$@" 2>&1)
 	rc=$?
-	if [ "$rc" != "$want" ]; then
-		echo "FAIL: $T/$name: exit status $rc, expected $want; output: $out"
-	elif [ -n "$pat" ] && ! grep -qE -- "$pat" <<<"$out"; then
-		echo "FAIL: $T/$name: output lacks /$pat/: $out"
-	else
-		echo "PASS: $T/$name"
-	fi
+	result "$name" "$want" "$pat" "$rc" "$out"
 }
 
 check help 0 '^Usage:' $cs --help

@@ -10,21 +10,16 @@ sleep 1000 & live=$!
 trap 'kill $live $listener 2>/dev/null; rm -rf "$work"' EXIT
 export CORESCHED_SOCKET=$work/missing.sock
 
+. tests/host/lib.bash
+
 check() { # NAME EXPECTED_RC PATTERN STATE [OPTION...]
-	local name=$1 want=$2 pat=$3 state=$4 out rc
+	local name=$1 want=$2 pat=$3 state=$4 out rc extra=
 	shift 4
 	# A hook that hangs would hang the runtime: 124 from timeout fails.
 	out=$(printf '%s' "$state" | timeout 30 "$cs" oci-hook "$@" 2>&1)
 	rc=$?
-	if [ "$rc" != "$want" ]; then
-		echo "FAIL: $T/$name: exit status $rc, expected $want; output: $out"
-	elif [ -n "$pat" ] && ! grep -qE -- "$pat" <<<"$out"; then
-		echo "FAIL: $T/$name: output lacks /$pat/: $out"
-	elif [ -z "$pat" ] && [ -n "$out" ]; then
-		echo "FAIL: $T/$name: expected no output, got: $out"
-	else
-		echo "PASS: $T/$name"
-	fi
+	[ -z "$pat" ] && [ -n "$out" ] && extra="expected no output, got: $out"
+	result "$name" "$want" "$pat" "$rc" "$out" "$extra"
 }
 
 ok="{\"ociVersion\":\"1.0.2\",\"id\":\"web\",\"status\":\"creating\",\"pid\":$live,\"bundle\":\"/b\""

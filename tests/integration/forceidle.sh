@@ -67,7 +67,6 @@ echo "forced idle, one group: kernel ${kx}ms; daemon ab=${fab}s"
 ge "$(awk -v a="$fa" 'BEGIN { print a * 0.1 }')" "$fab" && pass one-group-near-zero || fail one-group-near-zero "ab $fab s vs a $fa s"
 grep -q '^coresched_info{version=' "$M" && pass metrics-info || fail metrics-info "$(head -5 $M)"
 grep -q 'pid=' "$M" && fail metrics-no-pid "pid label found" || pass metrics-no-pid
-cp "$M" /tmp/metrics-forceidle.prom
 cat "$M"
 daemon_stop
 expect schedstats-restored "$(cat /proc/sys/kernel/sched_schedstats)" 0

@@ -53,8 +53,14 @@ HELPER_BINS := $(HELPER_SRCS:tests/helpers/%.c=$(B)/helpers/%)
 PROGS := $(B)/coresched $(B)/coreschedd
 
 .SECONDARY:
-.PHONY: all check check-host check-vm bench fuzz clean install uninstall deps demo
-all: $(PROGS) $(HELPER_BINS)
+.PHONY: all check check-host check-vm bench fuzz fault clean install uninstall deps demo
+all: $(PROGS) $(HELPER_BINS) fault
+
+# A second daemon whose kernel-facing wrappers fail on demand
+# (CORESCHED_FAULT=site:errno[:count],...), for the fault-injection test
+# only; it is never installed.
+fault:
+	$(MAKE) --no-print-directory B=$(B)/fault FAULT=1 $(B)/fault/coreschedd
 
 $(B)/%.o: %.c
 	@mkdir -p $(dir $@)

@@ -43,7 +43,22 @@ const char *sc_scope_to_string(enum sc_scope scope);
 const char *sc_strerror(int negerrno);
 
 /* Fault injection for tests: when the environment variable
- * CORESCHED_FAULT="site:errno[:count],..." names a call site, the wrapper
- * fails there instead of calling the kernel. Compiled in only with
- * -DCORESCHED_FAULT_INJECTION. */
+ * CORESCHED_FAULT="site:errno[:count],..." names a call site, the call
+ * there fails with -errno instead of reaching the kernel, for the first
+ * count calls (0 or absent: every call). Compiled in only with
+ * -DCORESCHED_FAULT_INJECTION; otherwise sc_fault() is a constant 0 and
+ * costs nothing. */
+#ifdef CORESCHED_FAULT_INJECTION
 int sc_fault(const char *site);
+#else
+static inline int sc_fault(const char *site)
+{
+	(void)site;
+	return 0;
+}
+#endif
+
+/* Pure: the first entry of spec (NULL: none) that names site. Returns its
+ * errno (1..4095) and writes the entry's position and count; 0 when no
+ * entry names site; -EINVAL when that entry is malformed. */
+int sc_fault_parse(const char *spec, const char *site, unsigned *ret_index, unsigned long *ret_count);

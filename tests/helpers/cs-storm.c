@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* cs-storm RATE SECONDS EXE [ARG...]: start EXE at RATE per second (0: as
- * fast as one spawning process can) for SECONDS, never waiting for a child
- * between starts, and print "execs=N secs=S rate=R" with the rate
- * achieved. The exec storm the benchmarks state their figures under. */
+ * fast as one spawning process can) for SECONDS (or until SIGTERM), never
+ * waiting for a child between starts, and print "execs=N secs=S rate=R"
+ * with the rate achieved. The exec storm the benchmarks state their figures under. */
 #include <signal.h>
 #include <spawn.h>
 #include <stdio.h>
@@ -11,6 +11,13 @@
 #include <time.h>
 
 extern char **environ;
+static volatile sig_atomic_t stop;
+
+static void on_term(int sig)
+{
+	(void)sig;
+	stop = 1;
+}
 
 static double now_s(void)
 {
@@ -40,10 +47,13 @@ int main(int argc, char **argv)
 	}
 	rate = atof(argv[1]);
 	secs = atof(argv[2]);
+	struct sigaction term = { .sa_handler = on_term };
+
 	sigaction(SIGCHLD, &sa, NULL); /* children reap themselves */
+	sigaction(SIGTERM, &term, NULL);
 	start = now_s();
 	end = start + secs;
-	while (now_s() < end) {
+	while (!stop && now_s() < end) {
 		if (rate > 0)
 			sleep_until(start + (double)n / rate);
 		if (posix_spawn(&pid, argv[3], NULL, NULL, argv + 3, environ) == 0)

@@ -1,0 +1,83 @@
+# Measurements 3, 4 and 6 (sourced by tests/bench/run): CPU per exec, loss
+# and convergence, and the cost of `coresched run --new`.
+
+# cpu_per_exec PID EXE...: storm EXE at $RATE/s for $CPUSECS s; prints
+# "rate us-per-exec" from PID's utime+stime (clock ticks, USER_HZ 100).
+cpu_per_exec() {
+	pid=$1; shift
+	t0=$(ticks $pid)
+	cs-storm "$RATE" "$CPUSECS" "$@" > $B/storm.out
+	t1=$(ticks $pid)
+	awk -v a=$t0 -v b=$t1 -v s="$(cat $B/storm.out)" 'BEGIN {
+		split(s, f, /[= ]/); n = f[2]; r = f[6]
+		printf "%s %.1f", r, n ? (b - a) / 100 / n * 1e6 : 0 }'
+}
+
+bench_cpu() {
+	out ""
+	out "== 3. listener CPU per exec (utime+stime of the listener over a ${CPUSECS}s storm at $RATE/s asked; 10 ms tick resolution)"
+	out "$(printf '%-44s %8s %12s' "listener, storm" "rate/s" "us/exec")"
+	conf "[Group storm]
+MatchExe=$B/bin/stormer
+" && dstart || return
+	set -- $(cpu_per_exec $DPID $B/bin/stormer 0); out "$(printf '%-44s %8s %12s' "coreschedd, matching exe" $1 $2)"
+	set -- $(cpu_per_exec $DPID /bin/true); out "$(printf '%-44s %8s %12s' "coreschedd, unmatched exe" $1 $2)"
+	dstop
+	cs-floor $B/bin/stormer > $B/floor.out 2>$B/floor.err & fpid=$!
+	sleep 0.5
+	set -- $(cpu_per_exec $fpid $B/bin/stormer 0); out "$(printf '%-44s %8s %12s' "floor, matching exe" $1 $2)"
+	set -- $(cpu_per_exec $fpid /bin/true); out "$(printf '%-44s %8s %12s' "floor, unmatched exe" $1 $2)"
+	kill $fpid; wait $fpid 2>/dev/null
+}
+
+bench_loss() {
+	out ""
+	out "== 4a. exec rate followed without loss (default receive buffer; 3 s storms of a matching exe; 0 = as fast as one spawner can)"
+	out "$(printf '%-12s %10s %10s %10s %8s' "asked/s" "achieved/s" "execs" "daemon" "lost")"
+	conf "[Group storm]
+MatchExe=$B/bin/stormer
+" && dstart || return
+	best=0
+	for r in $RATES; do
+		l0=$(counter lost) e0=$(counter execs)
+		cs-storm "$r" 3 $B/bin/stormer 0 > $B/storm.out
+		sleep 1
+		l1=$(counter lost) e1=$(counter execs)
+		set -- $(sed 's/[a-z]*=//g' $B/storm.out)
+		out "$(printf '%-12s %10s %10s %10s %8s' $r $3 $1 $((e1 - e0)) $((l1 - l0)))"
+		[ $((l1 - l0)) = 0 ] && [ "$3" -gt "$best" ] && best=$3
+	done
+	out "highest achieved rate with no loss: $best/s"
+	dstop
+
+	out ""
+	out "== 4b. convergence after a forced loss (ReceiveBuffer=4096, daemon stopped while $CONV matching processes start)"
+	conf "ReceiveBuffer=4096
+[Group spawn]
+MatchExe=$B/bin/spawn
+" && dstart || return
+	r0=$(counter resyncs)
+	kill -STOP $DPID
+	$B/bin/spawn $CONV > $B/spawn.out & spid=$!
+	i=0; while ! grep -q ready $B/spawn.out && [ $i -lt 1200 ]; do sleep 0.1; i=$((i + 1)); done
+	cs-storm 0 1 /bin/true > /dev/null
+	kill -CONT $DPID
+	kill -USR1 $spid
+	i=0; while ! grep -q tagged $B/spawn.out && [ $i -lt 1300 ]; do sleep 0.1; i=$((i + 1)); done
+	out "$(grep tagged $B/spawn.out) (from SIGCONT); resyncs +$(( $(counter resyncs) - r0 )), events lost $(counter lost)"
+	kill $spid; wait $spid 2>/dev/null
+	dstop
+}
+
+bench_run_overhead() {
+	out ""
+	out "== 6. coresched run --new overhead ($RUNS runs each, us per run, wall clock)"
+	for cmd in "/bin/true" "coresched run --new -- /bin/true"; do
+		s=$(date +%s%N)
+		i=0; while [ $i -lt $RUNS ]; do $cmd; i=$((i + 1)); done
+		e=$(date +%s%N)
+		echo $(( (e - s) / RUNS / 1000 )) > $B/run.$(echo $cmd | cut -c1-4)
+		out "$(printf '%-44s %8s' "$cmd" $(cat $B/run.$(echo $cmd | cut -c1-4)))"
+	done
+	out "$(awk -v a=$(cat $B/run.core) -v b=$(cat $B/run./bin) 'BEGIN { printf "%-44s %8.2f", "ratio", a / b }')"
+}

@@ -462,7 +462,7 @@ static int apply_dropins(struct conf_loader *ld, const char *const *dirs)
 
 	for (size_t i = 0; r == 0 && dirs[i]; i++)
 		r = dropin_scan_dir(ld, dirs[i], &arr, &n);
-	if (r == 0)
+	if (r == 0 && n) /* qsort() may not be given NULL, even for nothing */
 		qsort(arr, n, sizeof(*arr), dropin_compare);
 	for (size_t i = 0; r == 0 && i < n; i++)
 		if (!dropin_masked(arr[i].path))

@@ -1,32 +1,46 @@
 # Measurements 3, 4 and 6 (sourced by tests/bench/run): CPU per exec, loss
 # and convergence, and the cost of `coresched run --new`.
 
-# cpu_per_exec PID EXE...: storm EXE at $RATE/s for $CPUSECS s; prints
-# "rate us-per-exec" from PID's utime+stime (clock ticks, USER_HZ 100).
+# cpu_per_exec PID IDLE EXE...: storm EXE at $RATE/s for $CPUSECS s;
+# prints "rate us-per-exec net-us-per-exec" from PID's CPU time (cpu_ns),
+# net of IDLE (us of CPU per second the listener uses with no events).
 cpu_per_exec() {
-	pid=$1; shift
-	t0=$(ticks $pid)
+	pid=$1 idle=$2; shift 2
+	t0=$(cpu_ns $pid)
 	cs-storm "$RATE" "$CPUSECS" "$@" > $B/storm.out
-	t1=$(ticks $pid)
-	awk -v a=$t0 -v b=$t1 -v s="$(cat $B/storm.out)" 'BEGIN {
-		split(s, f, /[= ]/); n = f[2]; r = f[6]
-		printf "%s %.1f", r, n ? (b - a) / 100 / n * 1e6 : 0 }'
+	t1=$(cpu_ns $pid)
+	[ -s $B/storm.out ] || { note "cs-storm $* reported nothing"; echo "- - -"; return; }
+	awk -v a=$t0 -v b=$t1 -v idle=$idle -v s="$(cat $B/storm.out)" 'BEGIN {
+		split(s, f, /[= ]/); n = f[2]; secs = f[4]; r = f[6]
+		if (n > 0) printf "%s %.1f %.1f", r, (b - a) / 1000 / n, ((b - a) / 1000 - idle * secs) / n
+		else printf "%s - -", r }'
+}
+
+# idle_cpu PID: CPU time (us) PID uses per second with nothing to do.
+idle_cpu() {
+	t0=$(cpu_ns $1); sleep "$CPUSECS"; t1=$(cpu_ns $1)
+	awk -v a=$t0 -v b=$t1 -v s=$CPUSECS 'BEGIN { printf "%.1f", (b - a) / 1000 / s }'
 }
 
 bench_cpu() {
 	out ""
-	out "== 3. listener CPU per exec (utime+stime of the listener over a ${CPUSECS}s storm at $RATE/s asked; 10 ms tick resolution)"
-	out "$(printf '%-44s %8s %12s' "listener, storm" "rate/s" "us/exec")"
+	out "== 3. listener CPU per exec (CPU time from $CPU_SRC over a ${CPUSECS}s storm at $RATE/s asked; net: minus the idle rate)"
+	out "$(printf '%-40s %8s %12s %12s' "listener, storm" "rate/s" "us/exec" "net us/exec")"
 	conf "[Group storm]
 MatchExe=$B/bin/stormer
 " && dstart || return
-	set -- $(cpu_per_exec $DPID $B/bin/stormer 0); out "$(printf '%-44s %8s %12s' "coreschedd, matching exe" $1 $2)"
-	set -- $(cpu_per_exec $DPID /bin/true); out "$(printf '%-44s %8s %12s' "coreschedd, unmatched exe" $1 $2)"
+	sleep 1
+	idle=$(idle_cpu $DPID)
+	out "$(printf '%-40s %8s %12s %12s' "coreschedd, idle (us CPU per second)" - $idle -)"
+	set -- $(cpu_per_exec $DPID $idle $B/bin/stormer 0); out "$(printf '%-40s %8s %12s %12s' "coreschedd, matching exe" $1 $2 $3)"
+	set -- $(cpu_per_exec $DPID $idle /bin/true); out "$(printf '%-40s %8s %12s %12s' "coreschedd, unmatched exe" $1 $2 $3)"
 	dstop
 	cs-floor $B/bin/stormer > $B/floor.out 2>$B/floor.err & fpid=$!
-	sleep 0.5
-	set -- $(cpu_per_exec $fpid $B/bin/stormer 0); out "$(printf '%-44s %8s %12s' "floor, matching exe" $1 $2)"
-	set -- $(cpu_per_exec $fpid /bin/true); out "$(printf '%-44s %8s %12s' "floor, unmatched exe" $1 $2)"
+	sleep 1
+	idle=$(idle_cpu $fpid)
+	out "$(printf '%-40s %8s %12s %12s' "floor, idle (us CPU per second)" - $idle -)"
+	set -- $(cpu_per_exec $fpid $idle $B/bin/stormer 0); out "$(printf '%-40s %8s %12s %12s' "floor, matching exe" $1 $2 $3)"
+	set -- $(cpu_per_exec $fpid $idle /bin/true); out "$(printf '%-40s %8s %12s %12s' "floor, unmatched exe" $1 $2 $3)"
 	kill $fpid; wait $fpid 2>/dev/null
 }
 
@@ -73,11 +87,12 @@ bench_run_overhead() {
 	out ""
 	out "== 6. coresched run --new overhead ($RUNS runs each, us per run, wall clock)"
 	for cmd in "/bin/true" "coresched run --new -- /bin/true"; do
-		s=$(date +%s%N)
+		s=$(now_ms)
 		i=0; while [ $i -lt $RUNS ]; do $cmd; i=$((i + 1)); done
-		e=$(date +%s%N)
-		echo $(( (e - s) / RUNS / 1000 )) > $B/run.$(echo $cmd | cut -c1-4)
-		out "$(printf '%-44s %8s' "$cmd" $(cat $B/run.$(echo $cmd | cut -c1-4)))"
+		e=$(now_ms)
+		t=$(( (e - s) * 1000 / RUNS ))
+		[ "$cmd" = /bin/true ] && base=$t
+		out "$(printf '%-44s %8s' "$cmd" $t)"
 	done
-	out "$(awk -v a=$(cat $B/run.core) -v b=$(cat $B/run./bin) 'BEGIN { printf "%-44s %8.2f", "ratio", a / b }')"
+	out "$(awk -v a=$t -v b=$base 'BEGIN { printf "%-44s %8.2f", "ratio", b ? a / b : 0 }')"
 }

@@ -23,14 +23,17 @@ sb_config() {
 	done
 }
 
-# stats FILE [BASE-MEAN]: "mean std% sem% +/-%".
+# stats FILE [BASE-MEAN]: "mean std% sem% +/-%". busybox awk may lack
+# sqrt(), hence Newton's method.
 stats() {
-	awk -v base="$2" 'NF { x[++n] = $1; s += $1 } END {
+	awk -v base="$2" '
+	function root(a,  r, i) { if (a <= 0) return 0; r = a; for (i = 0; i < 60; i++) r = (r + a / r) / 2; return r }
+	NF { x[++n] = $1; s += $1 } END {
 		if (!n) { printf "%10s %6s %6s %7s", "-", "-", "-", "-"; exit }
-		m = s / n; for (i = 1; i <= n; i++) v += (x[i] - m) ^ 2
-		sd = n > 1 ? sqrt(v / (n - 1)) : 0
+		m = s / n; for (i = 1; i <= n; i++) v += (x[i] - m) * (x[i] - m)
+		sd = n > 1 ? root(v / (n - 1)) : 0
 		d = base > 0 ? sprintf("%+.1f%%", (m - base) / base * 100) : "-"
-		printf "%10.1f %5.1f%% %5.1f%% %7s", m, m ? sd / m * 100 : 0, m ? sd / sqrt(n) / m * 100 : 0, d }' "$1"
+		printf "%10.1f %5.1f%% %5.1f%% %7s", m, m ? sd / m * 100 : 0, m ? sd / root(n) / m * 100 : 0, d }' "$1"
 }
 
 bench_isolation() {

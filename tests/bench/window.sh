@@ -5,12 +5,12 @@
 # window_pair TAG LABEL PROBE-ARGS...: the idle row and the storm row.
 window_pair() {
 	tag=$1 label=$2; shift 2
-	probes $B/w-$tag-idle 1000 "$@"
+	probes $B/w-$tag-idle 5000 "$@"
 	row "$label, idle" $B/w-$tag-idle
 	storm_start "$RATE" /bin/true
-	probes $B/w-$tag-storm 1000 "$@"
-	r=$(storm_stop)
-	row "$label, storm ${r}/s" $B/w-$tag-storm
+	probes $B/w-$tag-storm 5000 "$@"
+	storm_stop
+	row "$label, storm ${STORM_RATE}/s" $B/w-$tag-storm
 }
 
 bench_window() {
@@ -41,6 +41,7 @@ cgrules_setup() {
 	fi
 	mkdir -p /sys/fs/cgroup/csbench-victim
 	[ -e /etc/cgconfig.conf ] || : > /etc/cgconfig.conf
+	mkdir -p /etc/cgconfig.d
 	printf '# coresched-bench\n*:%s\tcpu\tcsbench-victim/\n' $B/bin/probe > /etc/cgrules.conf
 }
 
@@ -57,7 +58,7 @@ bench_peers() {
 		cgrulesengd -n -Q > $B/cgred.log 2>&1 & gpid=$!
 		sleep 1
 		window_pair cgred "cgrulesengd, exec" --cgroup csbench-victim
-		kill $gpid; wait $gpid 2>/dev/null
+		kill $gpid 2>/dev/null; wait $gpid 2>/dev/null
 		[ "$(grep -vc timeout $B/w-cgred-idle)" = 0 ] && note "cgrulesengd never moved the probe: $(tail -3 $B/cgred.log)"
 		grep -q coresched-bench /etc/cgrules.conf && rm -f /etc/cgrules.conf
 	else

@@ -82,6 +82,7 @@ static void status_print(json_object *s)
 	else
 		printf("forced-idle accounting: off\n");
 	printf("seccomp: %s\n", yes_no(daemon_call_bool(s, "seccomp")));
+	printf("confinement: %s\n", daemon_call_str(s, "confinement", "?"));
 	printf("config dir: %s\n", daemon_call_str(s, "config_dir", ""));
 	printf("config generation: %lld\n", daemon_call_int(s, "config_generation", 0));
 	printf("config sources:\n");

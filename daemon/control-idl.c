@@ -127,6 +127,8 @@ const char control_interface_description[] =
 	"  keys: int,\n"
 	"  clients: int,\n"
 	"  seccomp: bool,\n"
+	"  # What the daemon is confined to: \"caps=... seccomp=MODE syscalls=N\".\n"
+	"  confinement: string,\n"
 	"  counters: Counters,\n"
 	"  # Absent when forced-idle accounting is off.\n"
 	"  stats: ?ForceIdle\n"

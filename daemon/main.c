@@ -14,9 +14,11 @@
 #include "cookie.h"
 #include "daemon.h"
 #include "engine.h"
+#include "keeper.h"
 #include "log.h"
 #include "methods.h"
 #include "procmon.h"
+#include "sandbox.h"
 #include "sched_core.h"
 #include "stats.h"
 
@@ -27,6 +29,7 @@
 static const char *arg_config_dir;
 static int arg_check_config;
 static const char *arg_socket;
+static enum sandbox_mode arg_seccomp = SANDBOX_ENFORCE;
 
 static void usage(FILE *f)
 {
@@ -35,6 +38,8 @@ static void usage(FILE *f)
 		   "  -c, --config-dir DIR   read DIR/coreschedd.conf and DIR/rules.d/ only\n"
 		   "  -n, --check-config     parse the configuration, print it normalized, exit\n"
 		   "  -s, --socket PATH      control socket (default " RUNSTATEDIR "/coresched/io.coresched)\n"
+		   "      --seccomp=MODE     enforce (default), log (allow and log calls off\n"
+		   "                         the list) or off\n"
 		   "  -h, --help             show this help\n"
 		   "  -V, --version          show the version\n"
 		   "\nExit status: 0 clean stop, 1 error, 2 bad usage, 3 kernel lacks\n"
@@ -47,6 +52,7 @@ static int parse_argv(int argc, char **argv)
 		{ "config-dir", required_argument, NULL, 'c' },
 		{ "check-config", no_argument, NULL, 'n' },
 		{ "socket", required_argument, NULL, 's' },
+		{ "seccomp", required_argument, NULL, 'S' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{}
@@ -58,6 +64,12 @@ static int parse_argv(int argc, char **argv)
 		case 'c': arg_config_dir = optarg; break;
 		case 'n': arg_check_config = 1; break;
 		case 's': arg_socket = optarg; break;
+		case 'S':
+			if (sandbox_mode_from_string(optarg, &arg_seccomp) < 0) {
+				fprintf(stderr, "coreschedd: --seccomp: '%s' is not enforce, log or off\n", optarg);
+				return -EINVAL;
+			}
+			break;
 		case 'h': usage(stdout); exit(0);
 		case 'V': printf("coreschedd %s\n", VERSION); exit(0);
 		default: usage(stderr); return -EINVAL;
@@ -142,12 +154,26 @@ static int setup_kernel(void)
 		fprintf(stderr, "coreschedd: %s\n", sc_strerror(r));
 		return -EXIT_NO_SMT;
 	}
-	r = r < 0 ? r : cookie_init();
 	if (r < 0) {
-		log_errno(LOG_ERR, r, "Failed to set up cookie holders: %m");
+		log_errno(LOG_ERR, r, "Failed to probe core scheduling: %m");
 		return -1;
 	}
 	return 0;
+}
+
+/* Before any thread: capabilities are per thread. What needs
+ * CAP_SYS_ADMIN later (the schedstats switch) goes to the keeper first. */
+static int setup_privileges(void)
+{
+	int r = keeper_start("/proc/sys/kernel/sched_schedstats");
+
+	if (r < 0 && r != -EPERM && r != -ENOENT)
+		log_errno(LOG_WARNING, r, "Failed to start the schedstats keeper: %m; "
+			  "forced-idle accounting needs kernel.sched_schedstats=1 set by hand.");
+	r = sandbox_drop_caps();
+	if (r < 0)
+		log_errno(LOG_ERR, r, "Failed to drop capabilities: %m");
+	return r;
 }
 
 static void raise_fd_limit(void)
@@ -222,6 +248,17 @@ int main(int argc, char **argv)
 		conf_free(conf);
 		return r == -1 ? 1 : -r;
 	}
+	if (setup_privileges() < 0) {
+		conf_free(conf);
+		return 1;
+	}
+	/* The holders are the daemon's first threads: after the drop. */
+	r = cookie_init();
+	if (r < 0) {
+		log_errno(LOG_ERR, r, "Failed to set up cookie holders: %m");
+		conf_free(conf);
+		return 1;
+	}
 	raise_fd_limit();
 	/* Subscribe first, then scan: nothing falls between. */
 	d.procmon_fd = procmon_open(conf->daemon.receive_buffer);
@@ -239,14 +276,24 @@ int main(int argc, char **argv)
 		log_error("Failed to set up the event loop");
 		return 1;
 	}
+	/* Last: everything after this (events, reloads, resyncs, stats,
+	 * control) runs under the filter, holder threads included. */
+	r = sandbox_seccomp(arg_seccomp);
+	if (r < 0) {
+		log_errno(LOG_ERR, r, "Failed to install the seccomp filter: %m");
+		return 1;
+	}
+	d.seccomp_on = arg_seccomp != SANDBOX_OFF;
 	(void)on_procmon(NULL, d.procmon_fd, 0, &d); /* what came with the ack */
-	log_notice("Started: %zu processes tracked, %zu keys", engine_n_tasks(d.engine), engine_n_keys(d.engine));
+	log_notice("Started: %zu processes tracked, %zu keys; %s", engine_n_tasks(d.engine), engine_n_keys(d.engine),
+		   sandbox_describe());
 	sd_notify(0, "READY=1");
 	notify_status(&d);
 	r = sd_event_loop(d.event);
 	sd_notify(0, "STOPPING=1");
 	methods_finalize(&d);
 	d.stats = stats_free(d.stats);
+	keeper_stop(); /* after stats_free, which switches schedstats back through it */
 	d.engine = engine_free(d.engine);
 	cookie_finalize();
 	close(d.procmon_fd);

@@ -21,6 +21,7 @@
 #include "daemon.h"
 #include "log.h"
 #include "procinfo.h"
+#include "sandbox.h"
 #include "stats.h"
 
 #define ERR(name) "io.coresched." name
@@ -158,6 +159,7 @@ static int m_status(void *u, const struct control_caller *c, json_object *p, jso
 	json_object_object_add(o, "keys", json_object_new_int((int)engine_n_keys(D->engine)));
 	json_object_object_add(o, "clients", json_object_new_int((int)cs.clients));
 	json_object_object_add(o, "seccomp", json_object_new_boolean(D->seccomp_on));
+	json_object_object_add(o, "confinement", jstr(sandbox_describe()));
 #define C(f) json_object_object_add(cnt, #f, json_object_new_int64((int64_t)n->f))
 	C(events); C(execs); C(forks); C(exits); C(lost); C(resyncs); C(reconciles);
 	C(assignments); C(repairs); C(errors); C(vanished); C(foreign); C(keys_created); C(keys_released);

@@ -152,7 +152,7 @@ static const char *const allowed_syscalls[] = {
 	/* threads and signals */
 	"clone", "clone3", "futex", "set_robust_list", "rseq",
 	"set_tid_address", "exit", "exit_group", "gettid", "getpid", "getppid",
-	"tgkill", "rt_sigaction", "rt_sigprocmask", "rt_sigreturn",
+	"tgkill", "wait4", "waitid", "rt_sigaction", "rt_sigprocmask", "rt_sigreturn",
 	"sigaltstack", "sched_yield", "sched_getaffinity", "restart_syscall",
 	/* identity and limits */
 	"getuid", "geteuid", "getgid", "getegid", "getresuid", "getresgid",

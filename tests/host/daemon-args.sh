@@ -1,0 +1,27 @@
+#!/bin/bash
+# coreschedd's command line on the host (whose kernel lacks core
+# scheduling): bad options are refused before anything is touched.
+T=host/daemon-args
+top=$(cd "$(dirname "$0")/../.." && pwd)
+. "$top/tests/host/lib.bash"
+d=$top/build/coreschedd
+
+out=$("$d" --seccomp=bogus 2>&1); rc=$?
+result seccomp-bad-mode 2 "^coreschedd: --seccomp: 'bogus' is not enforce, log or off$" $rc "$out"
+out=$("$d" --help 2>&1); rc=$?
+result help-lists-seccomp 0 '--seccomp=MODE' $rc "$out"
+out=$("$d" extra-arg 2>&1); rc=$?
+result unexpected-argument 2 "unexpected argument 'extra-arg'" $rc "$out"
+# The kernel check comes after the configuration and before any privilege
+# or socket is touched: exit 3, and no keeper or socket left behind.
+cfg=$(mktemp -d)
+trap 'rm -rf "$cfg"' EXIT
+printf '[Group g]\nMatchComm=x\n' > "$cfg/coreschedd.conf"
+if grep -qw sched_core /proc/kallsyms 2>/dev/null || [ -e /sys/kernel/debug/sched/core ]; then
+	echo "SKIP: $T/no-sched-core-exit-3: this host's kernel has core scheduling"
+else
+	out=$("$d" --config-dir "$cfg" --socket "$cfg/sock" 2>&1); rc=$?
+	extra=; [ -e "$cfg/sock" ] && extra="left a socket behind"
+	pgrep -x coreschedd-keep >/dev/null && extra="left a keeper running"
+	result no-sched-core-exit-3 3 'CONFIG_SCHED_CORE' $rc "$out" "$extra"
+fi

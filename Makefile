@@ -52,7 +52,7 @@ HELPER_BINS := $(HELPER_SRCS:tests/helpers/%.c=$(B)/helpers/%)
 
 PROGS := $(B)/coresched $(B)/coreschedd
 
-.SECONDARY:
+.PRECIOUS: $(B)/%.o
 .PHONY: all check check-host check-vm bench fuzz fault clean install uninstall deps demo
 all: $(PROGS) $(HELPER_BINS) fault
 
@@ -62,7 +62,15 @@ all: $(PROGS) $(HELPER_BINS) fault
 fault:
 	$(MAKE) --no-print-directory B=$(B)/fault FAULT=1 $(B)/fault/coreschedd
 
-$(B)/%.o: %.c
+# Objects remember the flags they were built with: switching SANITIZE= or
+# CFLAGS= rebuilds everything instead of mixing old and new objects.
+FLAGS_STAMP := $(B)/.flags-$(shell echo '$(CC) $(filter-out -Werror,$(ALL_CFLAGS)) $(ALL_LDFLAGS)' | sha1sum | cut -c1-12)
+$(FLAGS_STAMP):
+	@mkdir -p $(B)
+	@rm -f $(B)/.flags-*
+	@touch $@
+
+$(B)/%.o: %.c $(FLAGS_STAMP)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -c $< -o $@
 
@@ -78,15 +86,15 @@ $(B)/coresched: $(CLI_OBJS) $(B)/libcommon.a
 $(B)/tests/%: $(B)/tests/unit/%.o $(B)/libdaemon.a $(B)/libcommon.a
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $(filter %.c %.o %.a,$^) $(PKG_LIBS)
-$(B)/helpers/%: tests/helpers/%.c $(B)/libcommon.a
+$(B)/helpers/%: tests/helpers/%.c $(B)/libcommon.a $(FLAGS_STAMP)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $(filter %.c %.o %.a,$^) $(PKG_LIBS)
 
 # Host unit and black-box tests, then the VM suite; one closing line.
 check: all $(UNIT_BINS)
-	tests/run-checks
+	SANITIZE=$(SANITIZE) tests/run-checks
 check-host: all $(UNIT_BINS)
-	CORESCHED_NO_VM=1 tests/run-checks
+	SANITIZE=$(SANITIZE) CORESCHED_NO_VM=1 tests/run-checks
 check-vm: all
 	tests/vm/run
 
@@ -113,13 +121,14 @@ install: all
 	install -Dm644 conf/hooks.d/coresched.json $(DESTDIR)$(DATADIR)/containers/oci/hooks.d/coresched.json
 	install -Dm644 docs/coresched.1 $(DESTDIR)$(MANDIR)/man1/coresched.1
 	install -Dm644 docs/coreschedd.conf.5 $(DESTDIR)$(MANDIR)/man5/coreschedd.conf.5
+	install -Dm644 docs/coreschedd.8 $(DESTDIR)$(MANDIR)/man8/coreschedd.8
 	install -Dm644 scripts/coresched.bash-completion $(DESTDIR)$(BASHCOMPDIR)/coresched
 
 uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/coresched $(DESTDIR)$(SBINDIR)/coreschedd \
 	      $(DESTDIR)$(SYSTEMDUNITDIR)/coreschedd.service $(DESTDIR)$(SYSTEMDUNITDIR)/coreschedd.socket \
 	      $(DESTDIR)$(DATADIR)/containers/oci/hooks.d/coresched.json \
-	      $(DESTDIR)$(MANDIR)/man1/coresched.1 $(DESTDIR)$(MANDIR)/man5/coreschedd.conf.5 \
+	      $(DESTDIR)$(MANDIR)/man1/coresched.1 $(DESTDIR)$(MANDIR)/man5/coreschedd.conf.5 $(DESTDIR)$(MANDIR)/man8/coreschedd.8 \
 	      $(DESTDIR)$(BASHCOMPDIR)/coresched
 	rm -rf $(DESTDIR)$(VENDORDIR)
 

@@ -31,11 +31,12 @@ metric() { # NAME GROUP -> value
 kernel_fi() { awk '/^core_forceidle_sum/ {print $3}' /proc/$1/sched; }
 ge() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a + 0 >= b + 0) }'; }
 
-"$BIN/spin-a" 3 $c0 & a=$!
-"$BIN/spin-b" 3 $c1 & b=$!
-sleep 2.8
-ka=$(kernel_fi $a); kb=$(kernel_fi $b)
+# The kernel's count as each loop exits (cs-spin prints it): how long the
+# loops overlapped depends on how fast this VM started them.
+"$BIN/spin-a" 3 $c0 > /tmp/fi-a & a=$!
+"$BIN/spin-b" 3 $c1 > /tmp/fi-b & b=$!
 wait $a $b
+ka=$(awk '/^core_forceidle_sum/ { print $2 }' /tmp/fi-a); kb=$(awk '/^core_forceidle_sum/ { print $2 }' /tmp/fi-b)
 sleep 2.5
 fa=$(metric coresched_forced_idle_seconds_total a)
 fb=$(metric coresched_forced_idle_seconds_total b)

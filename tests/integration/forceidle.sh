@@ -33,8 +33,8 @@ ge() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a + 0 >= b + 0) }'; }
 
 # The kernel's count as each loop exits (cs-spin prints it): how long the
 # loops overlapped depends on how fast this VM started them.
-"$BIN/spin-a" 3 $c0 > /tmp/fi-a & a=$!
-"$BIN/spin-b" 3 $c1 > /tmp/fi-b & b=$!
+CS_SPIN_REPORT=1 "$BIN/spin-a" 3 $c0 > /tmp/fi-a & a=$!
+CS_SPIN_REPORT=1 "$BIN/spin-b" 3 $c1 > /tmp/fi-b & b=$!
 wait $a $b
 ka=$(awk '/^core_forceidle_sum/ { print $2 }' /tmp/fi-a); kb=$(awk '/^core_forceidle_sum/ { print $2 }' /tmp/fi-b)
 sleep 2.5

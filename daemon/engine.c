@@ -136,6 +136,13 @@ static void task_drop(struct engine *e, struct task *t)
 	free(t);
 }
 
+/* The one place a task is allocated, and so the place its failure is
+ * injected in tests. */
+static struct task *task_alloc(void)
+{
+	return sc_fault("task") < 0 ? NULL : calloc(1, sizeof(struct task));
+}
+
 static int set_str(char **field, const char *value, bool *changed)
 {
 	char *s;
@@ -166,7 +173,7 @@ static int task_upsert(struct engine *e, const struct procinfo *pi, struct task 
 	if (!t) {
 		if (hashmap_size(e->tasks) >= e->conf->daemon.max_tasks)
 			return -ENOSPC;
-		t = calloc(1, sizeof(*t));
+		t = task_alloc();
 		if (!t)
 			return -ENOMEM;
 		t->pid = pi->pid;
@@ -197,6 +204,8 @@ static void note_failure(struct engine *e, struct task *t, int r, const char *wh
 {
 	if (r == -ESRCH) {
 		e->c.vanished++; /* exited under us: normal */
+		log_task(LOG_DEBUG, t->pid, t->key ? t->key->group : NULL, "Failed to %s for PID %d (%s): %s",
+			 what, t->pid, t->comm, strerror(-r));
 		return;
 	}
 	if (r == -ENODEV && !e->smt_off) {
@@ -303,21 +312,31 @@ static int decide(struct engine *e, struct task *t)
 	return 0;
 }
 
+/* A failure leaves t unsettled: a task whose placement failed may look
+ * settled to a reconcile (no key, or a Per=process key without a cookie,
+ * wants the cookie 0 it has), so the next scan evaluates it again. */
 static int evaluate(struct engine *e, struct task *t, bool repair)
 {
 	int r = decide(e, t);
 
-	if (r < 0) {
+	if (r < 0)
 		note_failure(e, t, r, "place the process");
-		return r;
-	}
-	return ensure(e, t, repair);
+	else
+		r = ensure(e, t, repair);
+	t->unsettled = r < 0;
+	return r;
 }
 
 /* ---- pid safety ---- */
 
 static int pidfd_open_(pid_t pid)
 {
+	int r = sc_fault("pidfd");
+
+	if (r < 0) {
+		errno = -r;
+		return -1;
+	}
 	return (int)syscall(SYS_pidfd_open, pid, 0);
 }
 
@@ -328,9 +347,23 @@ static bool pidfd_alive(int fd)
 	return poll(&p, 1, 0) == 0;
 }
 
+/* A process that could not be examined: the next scan looks again. */
+static void note_unexamined(struct engine *e, pid_t pid, int r)
+{
+	if (r == -ESRCH) {
+		e->c.vanished++;
+		log_task(LOG_DEBUG, pid, NULL, "PID %d exited before it could be examined", pid);
+		return;
+	}
+	e->c.errors++;
+	log_task(LOG_WARNING, pid, NULL, "Failed to examine PID %d: %s, ignoring until the next scan.", pid,
+		 strerror(-r));
+}
+
 /* Read pid afresh and run it through policy. Everything happens with a
  * pidfd open: if the process is still alive afterwards, the pid named it
- * throughout (a live process cannot be replaced). */
+ * throughout (a live process cannot be replaced). Returns what kept pid
+ * from being examined; evaluate() reports its own failures. */
 static int handle_process(struct engine *e, pid_t pid)
 {
 	struct procinfo pi;
@@ -347,7 +380,7 @@ static int handle_process(struct engine *e, pid_t pid)
 	if (r >= 0 && !pi.kernel_thread) {
 		r = task_upsert(e, &pi, &t, &changed);
 		if (r >= 0)
-			r = evaluate(e, t, false);
+			(void)evaluate(e, t, false);
 		if (!pidfd_alive(fd) && (t = engine_task(e, pid)))
 			task_drop(e, t);
 	}
@@ -359,6 +392,7 @@ static void on_fork(struct engine *e, const struct procmon_event *ev)
 {
 	struct task *p = engine_task(e, ev->parent_tgid), *t;
 	uint64_t start;
+	int r;
 
 	e->c.forks++;
 	/* The kernel copied the parent's cookie: the child inherits the
@@ -367,12 +401,18 @@ static void on_fork(struct engine *e, const struct procmon_event *ev)
 	if (!p || (p->key && p->key->per == PER_PROCESS && !origin_explicit(p->origin)) ||
 	    p->origin == ORIGIN_FOREIGN || hashmap_size(e->tasks) >= e->conf->daemon.max_tasks ||
 	    procinfo_start_time(e->proc_root, ev->tgid, &start) < 0) {
-		(void)handle_process(e, ev->tgid);
+		r = handle_process(e, ev->tgid);
+		if (r < 0)
+			note_unexamined(e, ev->tgid, r);
 		return;
 	}
-	t = calloc(1, sizeof(*t));
-	if (!t)
+	/* On failure the child is unknown but carries the parent's cookie,
+	 * which is right until its exec; the next scan takes it in. */
+	t = task_alloc();
+	if (!t) {
+		note_unexamined(e, ev->tgid, -ENOMEM);
 		return;
+	}
 	*t = (struct task){ .pid = ev->tgid, .start = start, .uid = p->uid, .gid = p->gid,
 			    .origin = origin_explicit(p->origin) ? ORIGIN_INHERITED : p->origin,
 			    .cookie = p->cookie, .generation = e->generation };
@@ -385,6 +425,7 @@ static void on_fork(struct engine *e, const struct procmon_event *ev)
 		free(t->exe);
 		free(t->cgroup);
 		free(t);
+		note_unexamined(e, ev->tgid, -ENOMEM);
 		return;
 	}
 	task_set_key(t, p->key);
@@ -393,6 +434,7 @@ static void on_fork(struct engine *e, const struct procmon_event *ev)
 void engine_on_event(struct engine *e, const struct procmon_event *ev)
 {
 	struct task *t;
+	int r = 0;
 
 	e->c.events++;
 	switch (ev->kind) {
@@ -402,12 +444,12 @@ void engine_on_event(struct engine *e, const struct procmon_event *ev)
 		break;
 	case PROCMON_EXEC:
 		e->c.execs++;
-		(void)handle_process(e, ev->tgid);
+		r = handle_process(e, ev->tgid);
 		break;
 	case PROCMON_UID:
 	case PROCMON_GID:
 	case PROCMON_COMM:
-		(void)handle_process(e, ev->tgid);
+		r = handle_process(e, ev->tgid);
 		break;
 	case PROCMON_EXIT:
 		if (ev->pid == ev->tgid && (t = engine_task(e, ev->tgid))) {
@@ -416,6 +458,8 @@ void engine_on_event(struct engine *e, const struct procmon_event *ev)
 		}
 		break;
 	}
+	if (r < 0)
+		note_unexamined(e, ev->tgid, r);
 }
 
 /* ---- scans ---- */
@@ -474,11 +518,22 @@ static int scan_one(void *userdata, pid_t pid)
 	struct procinfo pi;
 	struct task *t;
 	bool changed;
+	int r;
 
-	if (pid == e->self || procinfo_read(e->proc_root, pid, &pi) < 0 || pi.kernel_thread)
+	if (pid == e->self)
 		return 0;
-	if (task_upsert(e, &pi, &t, &changed) < 0)
+	r = procinfo_read(e->proc_root, pid, &pi);
+	if (r >= 0 && pi.kernel_thread)
 		return 0;
+	if (r >= 0)
+		r = task_upsert(e, &pi, &t, &changed);
+	if (r < 0) {
+		/* Not examined is not gone: keep what we knew of a live task. */
+		if (r != -ESRCH && (t = engine_task(e, pid)))
+			t->generation = e->generation;
+		note_unexamined(e, pid, r);
+		return 0;
+	}
 	t->generation = e->generation;
 	if (s->adopt) {
 		struct pending *p;
@@ -496,7 +551,7 @@ static int scan_one(void *userdata, pid_t pid)
 			memcpy(p->key, m.key, sizeof(p->key));
 		return 0;
 	}
-	if (changed && !origin_explicit(t->origin))
+	if ((changed || t->unsettled) && !origin_explicit(t->origin))
 		(void)evaluate(e, t, !changed);
 	else if (s->verify)
 		verify_threads(e, t);

@@ -49,6 +49,7 @@ struct task {
 	struct key *key;
 	sc_cookie cookie;    /* last read back from the kernel */
 	uint64_t generation;
+	bool unsettled;      /* the last evaluation failed: the next scan retries */
 };
 
 struct engine_counters {

@@ -14,6 +14,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "sched_core.h" /* sc_fault */
+
 #define PF_KTHREAD 0x00200000u /* include/linux/sched.h; not in uapi */
 #define KTHREADD_PID 2
 
@@ -231,6 +233,9 @@ static int open_pid_dir(const char *proc_root, pid_t pid)
 	n = snprintf(path, sizeof(path), "%s/%d", proc_root, (int)pid);
 	if (n < 0 || (size_t)n >= sizeof(path))
 		return -ENAMETOOLONG;
+	fd = sc_fault("procinfo");
+	if (fd < 0)
+		return gone(-fd);
 	fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	return fd < 0 ? gone(errno) : fd;
 }

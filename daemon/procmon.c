@@ -21,6 +21,8 @@
 #include <linux/connector.h>
 #include <linux/netlink.h>
 
+#include "sched_core.h" /* sc_fault */
+
 #define ACK_TIMEOUT_MS 1000
 #define HOLD_MAX 128
 #define RECV_BUF_SIZE 8192
@@ -431,10 +433,15 @@ static int receive_one(int fd, struct recv_ctx *ctx)
 	ssize_t n;
 	int r;
 
-	do
-		n = recvfrom(fd, buf, sizeof(buf), MSG_DONTWAIT | MSG_TRUNC,
-			     (struct sockaddr *)&from, &fromlen);
-	while (n < 0 && errno == EINTR);
+	do {
+		r = sc_fault("recv");
+		if (r < 0) {
+			errno = -r;
+			n = -1;
+		} else
+			n = recvfrom(fd, buf, sizeof(buf), MSG_DONTWAIT | MSG_TRUNC,
+				     (struct sockaddr *)&from, &fromlen);
+	} while (n < 0 && errno == EINTR);
 	if (n < 0)
 		return errno == EAGAIN || errno == EWOULDBLOCK ? 0 : -errno;
 	if (fromlen < sizeof(from) || from.nl_pid != 0)

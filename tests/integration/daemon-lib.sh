@@ -8,9 +8,11 @@ mkdir -p "$CFG/rules.d" "$BIN"
 # worker NAME: a copy of cs-threads under NAME, so rules can tell them apart
 worker() { cp /usr/libexec/coresched-tests/cs-threads "$BIN/$1"; }
 
+# daemon_start [ARGS]: CORESCHED_DAEMON names another build to run (the
+# fault-injection one)
 daemon_start() {
 	rm -f "$SOCK"
-	coreschedd --config-dir "$CFG" "$@" >>"$DLOG" 2>&1 &
+	"${CORESCHED_DAEMON:-coreschedd}" --config-dir "$CFG" "$@" >>"$DLOG" 2>&1 &
 	DPID=$!
 	cleanup_pids="$cleanup_pids $DPID"
 	wait_for test -S "$SOCK" || { fail daemon-start "no control socket; log: $(cat $DLOG)"; return 1; }

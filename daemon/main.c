@@ -122,7 +122,8 @@ static int on_reconcile(sd_event_source *s, uint64_t usec, void *userdata)
 	struct daemon *d = userdata;
 	unsigned sec = engine_conf(d->engine)->daemon.reconcile_sec;
 
-	(void)engine_scan(d->engine, false, true);
+	if (sec != 0)
+		(void)engine_scan(d->engine, false, true);
 	notify_status(d);
 	if (sec == 0)
 		sec = 30; /* off: the timer only refreshes the status */

@@ -90,6 +90,10 @@ $(B)/helpers/%: tests/helpers/%.c $(B)/libcommon.a $(FLAGS_STAMP)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $(filter %.c %.o %.a,$^) $(PKG_LIBS)
 
+$(B)/bench/%: tests/bench/%.c $(B)/libdaemon.a $(B)/libcommon.a $(FLAGS_STAMP)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $(filter %.c %.o %.a,$^) $(PKG_LIBS)
+
 # Host unit and black-box tests, then the VM suite; one closing line.
 check: all $(UNIT_BINS)
 	SANITIZE=$(SANITIZE) tests/run-checks
@@ -98,8 +102,8 @@ check-host: all $(UNIT_BINS)
 check-vm: all
 	tests/vm/run
 
-bench: all
-	tests/vm/run --bench
+bench: all $(B)/bench/bench-match
+	tests/bench/collect
 
 demo: all
 	tests/vm/run --demo

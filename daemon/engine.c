@@ -1,9 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* event -> task table -> policy (rules_match) -> assign (cookie_*).
  * Scans, reloads and the control socket take the same path. */
-#include "engine.h"
-
-#include <dirent.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <poll.h>
@@ -14,23 +11,9 @@
 #include <unistd.h>
 
 #include "cookie.h"
-#include "hashmap.h"
+#include "engine-internal.h"
 #include "log.h"
 #include "methods.h"
-#include "procinfo.h"
-
-#define MAX_SCAN 262144
-
-struct engine {
-	struct conf *conf;
-	char *proc_root;
-	struct hashmap *tasks; /* pid -> struct task */
-	struct hashmap *keys;  /* "group/key" -> struct key */
-	pid_t self;
-	bool smt_off;
-	uint64_t generation;
-	struct engine_counters c;
-};
 
 static const char *const origin_names[] = {
 	[ORIGIN_NONE] = "none",         [ORIGIN_RULE] = "rule",
@@ -44,7 +27,7 @@ const char *origin_to_string(enum origin o)
 	return (unsigned)o < sizeof(origin_names) / sizeof(origin_names[0]) ? origin_names[o] : "?";
 }
 
-static bool origin_explicit(enum origin o)
+bool engine_origin_explicit(enum origin o)
 {
 	return o == ORIGIN_ASSIGN || o == ORIGIN_RUN || o == ORIGIN_HOOK || o == ORIGIN_INHERITED;
 }
@@ -72,7 +55,7 @@ static void key_release(struct engine *e, struct key *k)
 /* The key (group, name), created on first use. A new key that is neither
  * trusted nor per-process gets a holder: adopting the cookie adopt_tid
  * carries when given (restart), else a fresh one. */
-static int key_get(struct engine *e, const struct group *g, const char *name, pid_t adopt_tid,
+int engine_key_get(struct engine *e, const struct group *g, const char *name, pid_t adopt_tid,
 		   struct key **ret)
 {
 	char id[MATCH_KEY_MAX + 80];
@@ -116,7 +99,7 @@ static int key_get(struct engine *e, const struct group *g, const char *name, pi
 
 /* ---- tasks ---- */
 
-static void task_set_key(struct task *t, struct key *k)
+void engine_task_set_key(struct task *t, struct key *k)
 {
 	if (t->key == k)
 		return;
@@ -127,10 +110,12 @@ static void task_set_key(struct task *t, struct key *k)
 	t->key = k;
 }
 
-static void task_drop(struct engine *e, struct task *t)
+void engine_task_drop(struct engine *e, struct task *t)
 {
+	if (t->recorded)
+		e->state_dirty = true;
 	hashmap_remove_u64(e->tasks, (uint64_t)t->pid);
-	task_set_key(t, NULL);
+	engine_task_set_key(t, NULL);
 	free(t->exe);
 	free(t->cgroup);
 	free(t);
@@ -160,14 +145,14 @@ static int set_str(char **field, const char *value, bool *changed)
 
 /* Insert or refresh the task that pi describes. *ret_new says whether it is
  * a process not seen before (a reused pid counts as new). */
-static int task_upsert(struct engine *e, const struct procinfo *pi, struct task **ret, bool *ret_changed)
+int engine_task_upsert(struct engine *e, const struct procinfo *pi, struct task **ret, bool *ret_changed)
 {
 	struct task *t = hashmap_get_u64(e->tasks, (uint64_t)pi->pid);
 	bool changed = false;
 	int r;
 
 	if (t && t->start != pi->start_time) {
-		task_drop(e, t);
+		engine_task_drop(e, t);
 		t = NULL;
 	}
 	if (!t) {
@@ -219,7 +204,7 @@ static void note_failure(struct engine *e, struct task *t, int r, const char *wh
 
 /* Make the kernel agree with t->key: the key's cookie, or 0 without a key
  * (unless the task is foreign). Reads the result back. */
-static int ensure(struct engine *e, struct task *t, bool repair)
+int engine_ensure(struct engine *e, struct task *t, bool repair)
 {
 	struct key *k = t->key;
 	bool fresh_process_cookie = k && k->per == PER_PROCESS && !k->trusted &&
@@ -262,7 +247,7 @@ static int ensure(struct engine *e, struct task *t, bool repair)
 	return 1;
 }
 
-static void process_key_name(const struct task *t, char *buf, size_t size)
+void engine_process_key_name(const struct task *t, char *buf, size_t size)
 {
 	snprintf(buf, size, "%d:%" PRIu64, t->pid, t->start);
 }
@@ -277,21 +262,21 @@ static int decide(struct engine *e, struct task *t)
 	struct key *k;
 	int r;
 
-	if (origin_explicit(t->origin) && t->key)
+	if (engine_origin_explicit(t->origin) && t->key)
 		return 0;
 	if (!e->conf)
 		return 0;
 	/* Exec'd into a container (a child of the runtime, not of the
 	 * container's init): found by the container's cgroup. */
 	if (methods_container_lookup(t->cgroup, &cg_group, &cg_key) > 0 &&
-	    (cg = conf_find_group(e->conf, cg_group)) && key_get(e, cg, cg_key, 0, &k) >= 0) {
-		task_set_key(t, k);
+	    (cg = conf_find_group(e->conf, cg_group)) && engine_key_get(e, cg, cg_key, 0, &k) >= 0) {
+		engine_task_set_key(t, k);
 		t->origin = ORIGIN_HOOK;
 		return 0;
 	}
 	if (rules_match(e->conf, &in, &m) <= 0) {
 		if (t->key || t->origin == ORIGIN_RULE) {
-			task_set_key(t, NULL); /* no longer ours: back to 0 */
+			engine_task_set_key(t, NULL); /* no longer ours: back to 0 */
 			t->origin = ORIGIN_NONE;
 		} else if (t->cookie != 0 && !e->conf->daemon.clear_foreign) {
 			if (t->origin != ORIGIN_FOREIGN)
@@ -302,11 +287,11 @@ static int decide(struct engine *e, struct task *t)
 		return 0;
 	}
 	if (m.group->per == PER_PROCESS)
-		process_key_name(t, m.key, sizeof(m.key));
-	r = key_get(e, m.group, m.key, 0, &k);
+		engine_process_key_name(t, m.key, sizeof(m.key));
+	r = engine_key_get(e, m.group, m.key, 0, &k);
 	if (r < 0)
 		return r;
-	task_set_key(t, k);
+	engine_task_set_key(t, k);
 	if (t->origin != ORIGIN_ADOPTED || t->cookie != k->cookie)
 		t->origin = ORIGIN_RULE;
 	return 0;
@@ -315,14 +300,14 @@ static int decide(struct engine *e, struct task *t)
 /* A failure leaves t unsettled: a task whose placement failed may look
  * settled to a reconcile (no key, or a Per=process key without a cookie,
  * wants the cookie 0 it has), so the next scan evaluates it again. */
-static int evaluate(struct engine *e, struct task *t, bool repair)
+int engine_evaluate(struct engine *e, struct task *t, bool repair)
 {
 	int r = decide(e, t);
 
 	if (r < 0)
 		note_failure(e, t, r, "place the process");
 	else
-		r = ensure(e, t, repair);
+		r = engine_ensure(e, t, repair);
 	t->unsettled = r < 0;
 	return r;
 }
@@ -348,7 +333,7 @@ static bool pidfd_alive(int fd)
 }
 
 /* A process that could not be examined: the next scan looks again. */
-static void note_unexamined(struct engine *e, pid_t pid, int r)
+void engine_note_unexamined(struct engine *e, pid_t pid, int r)
 {
 	if (r == -ESRCH) {
 		e->c.vanished++;
@@ -363,7 +348,7 @@ static void note_unexamined(struct engine *e, pid_t pid, int r)
 /* Read pid afresh and run it through policy. Everything happens with a
  * pidfd open: if the process is still alive afterwards, the pid named it
  * throughout (a live process cannot be replaced). Returns what kept pid
- * from being examined; evaluate() reports its own failures. */
+ * from being examined; engine_evaluate() reports its own failures. */
 static int handle_process(struct engine *e, pid_t pid)
 {
 	struct procinfo pi;
@@ -378,11 +363,11 @@ static int handle_process(struct engine *e, pid_t pid)
 		return -errno;
 	r = procinfo_read(e->proc_root, pid, &pi);
 	if (r >= 0 && !pi.kernel_thread) {
-		r = task_upsert(e, &pi, &t, &changed);
+		r = engine_task_upsert(e, &pi, &t, &changed);
 		if (r >= 0)
-			(void)evaluate(e, t, false);
+			(void)engine_evaluate(e, t, false);
 		if (!pidfd_alive(fd) && (t = engine_task(e, pid)))
-			task_drop(e, t);
+			engine_task_drop(e, t);
 	}
 	close(fd);
 	return r;
@@ -398,23 +383,23 @@ static void on_fork(struct engine *e, const struct procmon_event *ev)
 	/* The kernel copied the parent's cookie: the child inherits the
 	 * parent's placement without a syscall, unless policy wants a cookie
 	 * per process or the parent is unknown. */
-	if (!p || (p->key && p->key->per == PER_PROCESS && !origin_explicit(p->origin)) ||
+	if (!p || (p->key && p->key->per == PER_PROCESS && !engine_origin_explicit(p->origin)) ||
 	    p->origin == ORIGIN_FOREIGN || hashmap_size(e->tasks) >= e->conf->daemon.max_tasks ||
 	    procinfo_start_time(e->proc_root, ev->tgid, &start) < 0) {
 		r = handle_process(e, ev->tgid);
 		if (r < 0)
-			note_unexamined(e, ev->tgid, r);
+			engine_note_unexamined(e, ev->tgid, r);
 		return;
 	}
 	/* On failure the child is unknown but carries the parent's cookie,
 	 * which is right until its exec; the next scan takes it in. */
 	t = task_alloc();
 	if (!t) {
-		note_unexamined(e, ev->tgid, -ENOMEM);
+		engine_note_unexamined(e, ev->tgid, -ENOMEM);
 		return;
 	}
 	*t = (struct task){ .pid = ev->tgid, .start = start, .uid = p->uid, .gid = p->gid,
-			    .origin = origin_explicit(p->origin) ? ORIGIN_INHERITED : p->origin,
+			    .origin = engine_origin_explicit(p->origin) ? ORIGIN_INHERITED : p->origin,
 			    .cookie = p->cookie, .generation = e->generation };
 	memcpy(t->comm, p->comm, sizeof(t->comm));
 	t->exe = strdup(p->exe ? p->exe : "");
@@ -425,10 +410,10 @@ static void on_fork(struct engine *e, const struct procmon_event *ev)
 		free(t->exe);
 		free(t->cgroup);
 		free(t);
-		note_unexamined(e, ev->tgid, -ENOMEM);
+		engine_note_unexamined(e, ev->tgid, -ENOMEM);
 		return;
 	}
-	task_set_key(t, p->key);
+	engine_task_set_key(t, p->key);
 }
 
 void engine_on_event(struct engine *e, const struct procmon_event *ev)
@@ -454,199 +439,23 @@ void engine_on_event(struct engine *e, const struct procmon_event *ev)
 	case PROCMON_EXIT:
 		if (ev->pid == ev->tgid && (t = engine_task(e, ev->tgid))) {
 			e->c.exits++;
-			task_drop(e, t);
+			engine_task_drop(e, t);
 		}
 		break;
 	}
 	if (r < 0)
-		note_unexamined(e, ev->tgid, r);
-}
-
-/* ---- scans ---- */
-
-/* Every thread of t must carry the cookie policy wants; a thread that
- * changed its own (CREATE, SHARE_FROM an untagged task) is pulled back. */
-static void verify_threads(struct engine *e, struct task *t)
-{
-	char path[PROCINFO_PATH_MAX];
-	struct dirent *d;
-	DIR *dir;
-	sc_cookie want = t->key ? t->key->cookie : 0, c;
-	bool drift = false;
-
-	if (t->origin == ORIGIN_FOREIGN || e->smt_off)
-		return;
-	snprintf(path, sizeof(path), "%s/%d/task", e->proc_root, t->pid);
-	dir = opendir(path);
-	if (!dir)
-		return;
-	while (!drift && (d = readdir(dir)))
-		if (d->d_name[0] != '.' && cookie_get(atoi(d->d_name), &c) == 0 && c != want)
-			drift = true;
-	closedir(dir);
-	if (!drift)
-		return;
-	if (!t->key && t->origin == ORIGIN_NONE && !e->conf->daemon.clear_foreign) {
-		(void)cookie_get(t->pid, &t->cookie);
-		t->origin = ORIGIN_FOREIGN; /* someone else tagged it: not ours to undo */
-		e->c.foreign++;
-		return;
-	}
-	log_task(LOG_INFO, t->pid, t->key ? t->key->group : NULL, "PID %d (%s) left its cookie: repairing",
-		 t->pid, t->comm);
-	t->cookie = (sc_cookie)-1; /* force the assignment */
-	(void)ensure(e, t, true);
-}
-
-struct pending {
-	struct task *t;
-	const struct group *g; /* NULL: matched nothing */
-	char key[MATCH_KEY_MAX];
-};
-
-struct scan {
-	struct engine *e;
-	bool adopt, verify;
-	struct pending *pending; /* adopt only */
-	size_t n_pending, max_pending;
-};
-
-static int scan_one(void *userdata, pid_t pid)
-{
-	struct scan *s = userdata;
-	struct engine *e = s->e;
-	struct procinfo pi;
-	struct task *t;
-	bool changed;
-	int r;
-
-	if (pid == e->self)
-		return 0;
-	r = procinfo_read(e->proc_root, pid, &pi);
-	if (r >= 0 && pi.kernel_thread)
-		return 0;
-	if (r >= 0)
-		r = task_upsert(e, &pi, &t, &changed);
-	if (r < 0) {
-		/* Not examined is not gone: keep what we knew of a live task. */
-		if (r != -ESRCH && (t = engine_task(e, pid)))
-			t->generation = e->generation;
-		note_unexamined(e, pid, r);
-		return 0;
-	}
-	t->generation = e->generation;
-	if (s->adopt) {
-		struct pending *p;
-		struct match_input in = { t->exe, t->comm, t->uid, t->gid, t->cgroup };
-		struct match_result m;
-
-		if (s->n_pending >= s->max_pending)
-			return 0;
-		p = &s->pending[s->n_pending++];
-		p->t = t;
-		p->g = rules_match(e->conf, &in, &m) > 0 ? m.group : NULL;
-		if (p->g && p->g->per == PER_PROCESS)
-			process_key_name(t, m.key, sizeof(m.key));
-		if (p->g)
-			memcpy(p->key, m.key, sizeof(p->key));
-		return 0;
-	}
-	if ((changed || t->unsettled) && !origin_explicit(t->origin))
-		(void)evaluate(e, t, !changed);
-	else if (s->verify)
-		verify_threads(e, t);
-	return 0;
-}
-
-static void free_value(void *userdata, void *value)
-{
-	(void)userdata;
-	free(value);
-}
-
-struct vote {
-	sc_cookie cookie[8];
-	unsigned count[8];
-	pid_t tid[8];
-};
-
-/* On start-up, each key takes the cookie most of its tasks already share,
- * so a restart moves nobody who was placed correctly. */
-static void adopt(struct engine *e, struct pending *p, size_t n)
-{
-	struct hashmap *votes = hashmap_new(true);
-	char id[MATCH_KEY_MAX + 80];
-
-	for (size_t i = 0; votes && i < n; i++) {
-		struct vote *v;
-		size_t j;
-
-		if (!p[i].g || p[i].g->trusted || p[i].t->cookie == 0)
-			continue;
-		snprintf(id, sizeof(id), "%s/%s", p[i].g->name, p[i].key);
-		v = hashmap_get_str(votes, id);
-		if (!v && (!(v = calloc(1, sizeof(*v))) || hashmap_put_str(votes, id, v) < 0)) {
-			free(v);
-			continue;
-		}
-		for (j = 0; j < 8 && v->count[j] && v->cookie[j] != p[i].t->cookie; j++)
-			;
-		if (j < 8) {
-			v->cookie[j] = p[i].t->cookie;
-			v->tid[j] = p[i].t->pid;
-			v->count[j]++;
-		}
-	}
-	for (size_t i = 0; i < n; i++) {
-		struct task *t = p[i].t;
-		struct vote *v;
-		struct key *k;
-		unsigned best = 0;
-
-		if (!p[i].g) {
-			(void)evaluate(e, t, false); /* foreign or none */
-			continue;
-		}
-		snprintf(id, sizeof(id), "%s/%s", p[i].g->name, p[i].key);
-		v = votes ? hashmap_get_str(votes, id) : NULL;
-		for (unsigned j = 1; v && j < 8; j++)
-			if (v->count[j] > v->count[best])
-				best = j;
-		if (key_get(e, p[i].g, p[i].key, v ? v->tid[best] : 0, &k) < 0)
-			continue;
-		if (k->per == PER_PROCESS && k->cookie == 0 && t->cookie != 0)
-			k->cookie = t->cookie;
-		task_set_key(t, k);
-		t->origin = t->cookie == k->cookie ? ORIGIN_ADOPTED : ORIGIN_RULE;
-		(void)ensure(e, t, false);
-	}
-	if (votes) {
-		hashmap_foreach(votes, free_value, NULL);
-		hashmap_free(votes);
-	}
+		engine_note_unexamined(e, ev->tgid, r);
 }
 
 /* The map's values in an array of their own, for walks that change the
  * map. NULL (and *ret_n 0) when out of memory: the walk is skipped. */
-static void **snapshot(const struct hashmap *m, size_t *ret_n)
+void **engine_snapshot(const struct hashmap *m, size_t *ret_n)
 {
 	size_t n = hashmap_size(m);
 	void **v = calloc(n + 1, sizeof(*v));
 
 	*ret_n = v ? hashmap_values(m, v, n) : 0;
 	return v;
-}
-
-/* Tasks not seen by the last scan exited without us hearing of it. */
-static void drop_unseen(struct engine *e)
-{
-	size_t n;
-	void **v = snapshot(e->tasks, &n);
-
-	for (size_t i = 0; i < n; i++)
-		if (((struct task *)v[i])->generation != e->generation)
-			task_drop(e, v[i]);
-	free(v);
 }
 
 /* Keys without members let their holder go; a Per=group key lives as long
@@ -658,10 +467,10 @@ static bool key_stale(const struct conf *c, const struct key *k)
 	return !g || g->per != k->per || g->trusted != k->trusted;
 }
 
-static void release_keys(struct engine *e)
+void engine_release_keys(struct engine *e)
 {
 	size_t n;
-	void **v = snapshot(e->keys, &n);
+	void **v = engine_snapshot(e->keys, &n);
 
 	for (size_t i = 0; i < n; i++) {
 		struct key *k = v[i];
@@ -670,56 +479,6 @@ static void release_keys(struct engine *e)
 			key_release(e, k);
 	}
 	free(v);
-}
-
-static void smt_check(struct engine *e)
-{
-	FILE *f = fopen("/sys/devices/system/cpu/smt/active", "re");
-	int active = 0;
-
-	if (f) {
-		if (fscanf(f, "%d", &active) != 1)
-			active = 0;
-		fclose(f);
-	}
-	if (e->smt_off && active == 1) {
-		e->smt_off = false;
-		log_notice("SMT is back on: reconciling");
-	}
-}
-
-int engine_scan(struct engine *e, bool adopt_cookies, bool verify)
-{
-	struct scan s = { .e = e, .adopt = adopt_cookies, .verify = verify };
-	int r;
-
-	smt_check(e);
-	e->generation++;
-	if (adopt_cookies) {
-		s.max_pending = MAX_SCAN;
-		s.pending = calloc(s.max_pending, sizeof(*s.pending));
-		if (!s.pending)
-			return -ENOMEM;
-	}
-	r = procinfo_for_each_pid(e->proc_root, scan_one, &s);
-	if (r >= 0)
-		drop_unseen(e);
-	if (adopt_cookies)
-		adopt(e, s.pending, s.n_pending);
-	free(s.pending);
-	if (verify) {
-		e->c.reconciles++;
-		release_keys(e);
-	}
-	return r;
-}
-
-int engine_resync(struct engine *e)
-{
-	e->c.lost++;
-	e->c.resyncs++;
-	log_notice("Events were lost: rescanning every process");
-	return engine_scan(e, false, true);
 }
 
 /* ---- configuration and explicit placement ---- */
@@ -731,16 +490,18 @@ static void rekey(struct engine *e, struct task *t, bool stale)
 	const struct group *g = t->key ? conf_find_group(e->conf, t->key->group) : NULL;
 	struct key *k;
 
-	if (origin_explicit(t->origin) && !stale)
+	if (engine_origin_explicit(t->origin) && !stale)
 		return;
-	if (origin_explicit(t->origin) && g && key_get(e, g, t->key->name, 0, &k) >= 0) {
-		task_set_key(t, k);
-		(void)ensure(e, t, false);
+	if (engine_origin_explicit(t->origin) && g && engine_key_get(e, g, t->key->name, 0, &k) >= 0) {
+		engine_task_set_key(t, k);
+		(void)engine_ensure(e, t, false);
 		return;
 	}
-	if (origin_explicit(t->origin) || stale)
+	if (engine_origin_explicit(t->origin) || stale)
 		t->origin = ORIGIN_RULE;
-	(void)evaluate(e, t, false);
+	if (t->recorded)
+		e->state_dirty = true;
+	(void)engine_evaluate(e, t, false);
 }
 
 struct conf *engine_set_conf(struct engine *e, struct conf *c)
@@ -750,7 +511,7 @@ struct conf *engine_set_conf(struct engine *e, struct conf *c)
 	void **keys = NULL, **tasks = NULL;
 
 	e->conf = c;
-	if (!old || !(keys = snapshot(e->keys, &nk)) || !(tasks = snapshot(e->tasks, &nt)))
+	if (!old || !(keys = engine_snapshot(e->keys, &nk)) || !(tasks = engine_snapshot(e->tasks, &nt)))
 		goto out;
 	/* Stale keys leave the map first so that no task can find them. */
 	for (size_t i = 0; i < nk; i++)
@@ -768,7 +529,7 @@ struct conf *engine_set_conf(struct engine *e, struct conf *c)
 			key_free(keys[i]);
 			e->c.keys_released++;
 		}
-	release_keys(e);
+	engine_release_keys(e);
 out:
 	free(keys);
 	free(tasks);
@@ -785,7 +546,7 @@ static void key_name_for(const struct group *g, const struct task *t, char *buf,
 	switch (g->per) {
 	case PER_USER: snprintf(buf, size, "%u", (unsigned)t->uid); break;
 	case PER_CGROUP: snprintf(buf, size, "%s", t->cgroup ? t->cgroup : ""); break;
-	case PER_PROCESS: process_key_name(t, buf, size); break;
+	case PER_PROCESS: engine_process_key_name(t, buf, size); break;
 	default: buf[0] = 0; break;
 	}
 }
@@ -811,18 +572,19 @@ int engine_assign(struct engine *e, pid_t pid, const char *group, const char *ke
 	if (r >= 0 && pi.kernel_thread)
 		r = -EPERM;
 	if (r >= 0)
-		r = task_upsert(e, &pi, &t, &changed);
+		r = engine_task_upsert(e, &pi, &t, &changed);
 	if (r >= 0) {
 		if (keyname)
 			snprintf(name, sizeof(name), "%s", keyname);
 		else
 			key_name_for(g, t, name, sizeof(name));
-		r = key_get(e, g, name, 0, &k);
+		r = engine_key_get(e, g, name, 0, &k);
 	}
 	if (r >= 0) {
-		task_set_key(t, k);
+		engine_task_set_key(t, k);
 		t->origin = origin;
-		r = ensure(e, t, false);
+		e->state_dirty = true;
+		r = engine_ensure(e, t, false);
 		if (r >= 0 && !pidfd_alive(fd))
 			r = -ESRCH;
 	}
@@ -842,13 +604,15 @@ int engine_clear(struct engine *e, pid_t pid)
 	r = procinfo_read(e->proc_root, pid, &pi);
 	if (r < 0)
 		return r;
-	r = task_upsert(e, &pi, &t, &changed);
+	r = engine_task_upsert(e, &pi, &t, &changed);
 	if (r < 0)
 		return r;
-	task_set_key(t, NULL);
+	engine_task_set_key(t, NULL);
 	t->origin = ORIGIN_NONE;
 	t->cookie = (sc_cookie)-1;
-	r = ensure(e, t, false);
+	if (t->recorded)
+		e->state_dirty = true;
+	r = engine_ensure(e, t, false);
 	return r < 0 ? r : 0;
 }
 
@@ -894,6 +658,7 @@ struct engine *engine_free(struct engine *e)
 {
 	if (!e)
 		return NULL;
+	engine_state_flush(e);
 	if (e->tasks)
 		hashmap_foreach(e->tasks, free_task, NULL);
 	if (e->keys)
@@ -902,6 +667,7 @@ struct engine *engine_free(struct engine *e)
 	hashmap_free(e->keys);
 	conf_free(e->conf);
 	free(e->proc_root);
+	free(e->state_path);
 	free(e);
 	return NULL;
 }

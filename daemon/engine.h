@@ -50,6 +50,7 @@ struct task {
 	sc_cookie cookie;    /* last read back from the kernel */
 	uint64_t generation;
 	bool unsettled;      /* the last evaluation failed: the next scan retries */
+	bool recorded;       /* in the state file: its exit changes the file */
 };
 
 struct engine_counters {
@@ -82,6 +83,14 @@ int engine_resync(struct engine *e);
 int engine_assign(struct engine *e, pid_t pid, const char *group, const char *key, enum origin origin);
 /* Return pid to cookie 0 and forget any explicit placement. */
 int engine_clear(struct engine *e, pid_t pid);
+
+/* Keep explicit placements in path across restarts (NULL: nowhere). Set
+ * before the start-up scan, which restores them; set after it, the
+ * placements are restored at once, onto what the scan found. */
+int engine_set_state_file(struct engine *e, const char *path);
+/* Rewrite the state file if placements changed since the last call: once
+ * per event-loop pass, so a burst of changes costs one write. */
+void engine_state_flush(struct engine *e);
 
 const struct engine_counters *engine_counters(const struct engine *e);
 bool engine_smt_off(const struct engine *e);

@@ -543,11 +543,34 @@ static void control_log(int level, const char *fmt, ...)
 	log_full(level, "%s", buf);
 }
 
+#define DEFAULT_SOCKET RUNSTATEDIR "/coresched/io.coresched"
+
+const char *methods_state_file(const char *socket_path)
+{
+	static char path[4096];
+	const char *sock = socket_path ? socket_path : DEFAULT_SOCKET;
+	const char *slash = strrchr(sock, '/');
+	int dir_len = slash ? (int)(slash - sock) : 1;
+
+	snprintf(path, sizeof(path), "%.*s/coreschedd.state", dir_len, slash ? sock : ".");
+	return path;
+}
+
+/* After each pass of the loop: one write for all the placements it made. */
+static int on_post(sd_event_source *s, void *userdata)
+{
+	struct daemon *d = userdata;
+
+	(void)s;
+	engine_state_flush(d->engine);
+	return 0;
+}
+
 int methods_setup(struct daemon *d, const char *socket_path)
 {
 	const struct conf *conf = engine_conf(d->engine);
 	struct control_config cfg = {
-		.socket_path = socket_path ? socket_path : RUNSTATEDIR "/coresched/io.coresched",
+		.socket_path = socket_path ? socket_path : DEFAULT_SOCKET,
 		.max_clients = conf->daemon.max_clients,
 		.max_clients_per_uid = conf->daemon.max_clients_per_uid,
 		.version = VERSION,
@@ -555,10 +578,17 @@ int methods_setup(struct daemon *d, const char *socket_path)
 		.log = control_log,
 	};
 	struct timespec ts;
+	int r;
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	d->started_usec = (unsigned long long)ts.tv_sec * 1000000ULL + (unsigned long long)ts.tv_nsec / 1000;
 	D = d;
+	r = engine_set_state_file(d->engine, methods_state_file(socket_path));
+	if (r < 0)
+		return r;
+	r = sd_event_add_post(d->event, NULL, on_post, d);
+	if (r < 0)
+		return r;
 	/* Socket activation: systemd passes the listening socket as fd 3. */
 	if (!socket_path && sd_listen_fds(0) == 1)
 		cfg.listen_fd = SD_LISTEN_FDS_START;

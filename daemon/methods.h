@@ -13,6 +13,9 @@ struct control_error;
  * and register every method. */
 int methods_setup(struct daemon *d, const char *socket_path);
 void methods_finalize(struct daemon *d);
+/* Where the explicit placements are kept across restarts: beside the
+ * control socket (NULL: the default one), in the runtime directory. */
+const char *methods_state_file(const char *socket_path);
 
 /* Root, or a member of [Daemon] ControlGroup=. */
 bool methods_privileged(const struct control_caller *c);

@@ -1,0 +1,252 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* Scans of /proc: the start-up adoption (which keeps the cookies groups
+ * already share, and the explicit placements a previous run recorded), the
+ * periodic reconcile and the resync after lost events. */
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cookie.h"
+#include "engine-internal.h"
+#include "log.h"
+
+#define MAX_SCAN 262144
+
+/* Every thread of t must carry the cookie policy wants; a thread that
+ * changed its own (CREATE, SHARE_FROM an untagged task) is pulled back. */
+static void verify_threads(struct engine *e, struct task *t)
+{
+	char path[PROCINFO_PATH_MAX];
+	struct dirent *d;
+	DIR *dir;
+	sc_cookie want = t->key ? t->key->cookie : 0, c;
+	bool drift = false;
+
+	if (t->origin == ORIGIN_FOREIGN || e->smt_off)
+		return;
+	snprintf(path, sizeof(path), "%s/%d/task", e->proc_root, t->pid);
+	dir = opendir(path);
+	if (!dir)
+		return;
+	while (!drift && (d = readdir(dir)))
+		if (d->d_name[0] != '.' && cookie_get(atoi(d->d_name), &c) == 0 && c != want)
+			drift = true;
+	closedir(dir);
+	if (!drift)
+		return;
+	if (!t->key && t->origin == ORIGIN_NONE && !e->conf->daemon.clear_foreign) {
+		(void)cookie_get(t->pid, &t->cookie);
+		t->origin = ORIGIN_FOREIGN; /* someone else tagged it: not ours to undo */
+		e->c.foreign++;
+		return;
+	}
+	log_task(LOG_INFO, t->pid, t->key ? t->key->group : NULL, "PID %d (%s) left its cookie: repairing",
+		 t->pid, t->comm);
+	t->cookie = (sc_cookie)-1; /* force the assignment */
+	(void)engine_ensure(e, t, true);
+}
+
+struct pending {
+	struct task *t;
+	const struct group *g; /* NULL: matched nothing */
+	char key[MATCH_KEY_MAX];
+};
+
+struct scan {
+	struct engine *e;
+	bool adopt, verify;
+	struct pending *pending; /* adopt only */
+	size_t n_pending, max_pending;
+};
+
+static int scan_one(void *userdata, pid_t pid)
+{
+	struct scan *s = userdata;
+	struct engine *e = s->e;
+	struct procinfo pi;
+	struct task *t;
+	bool changed;
+	int r;
+
+	if (pid == e->self)
+		return 0;
+	r = procinfo_read(e->proc_root, pid, &pi);
+	if (r >= 0 && pi.kernel_thread)
+		return 0;
+	if (r >= 0)
+		r = engine_task_upsert(e, &pi, &t, &changed);
+	if (r < 0) {
+		/* Not examined is not gone: keep what we knew of a live task. */
+		if (r != -ESRCH && (t = engine_task(e, pid)))
+			t->generation = e->generation;
+		engine_note_unexamined(e, pid, r);
+		return 0;
+	}
+	t->generation = e->generation;
+	if (s->adopt) {
+		struct pending *p;
+		struct match_input in = { t->exe, t->comm, t->uid, t->gid, t->cgroup };
+		struct match_result m;
+
+		if (s->n_pending >= s->max_pending)
+			return 0;
+		p = &s->pending[s->n_pending++];
+		p->t = t;
+		p->g = rules_match(e->conf, &in, &m) > 0 ? m.group : NULL;
+		if (p->g && p->g->per == PER_PROCESS)
+			engine_process_key_name(t, m.key, sizeof(m.key));
+		if (p->g)
+			memcpy(p->key, m.key, sizeof(p->key));
+		return 0;
+	}
+	if ((changed || t->unsettled) && !engine_origin_explicit(t->origin))
+		(void)engine_evaluate(e, t, !changed);
+	else if (s->verify)
+		verify_threads(e, t);
+	return 0;
+}
+
+static void free_value(void *userdata, void *value)
+{
+	(void)userdata;
+	free(value);
+}
+
+struct vote {
+	sc_cookie cookie[8];
+	unsigned count[8];
+	pid_t tid[8];
+};
+
+/* Restored from the state file before the vote: an explicit placement,
+ * or a task left alone because its group is gone. */
+static bool restored(const struct task *t)
+{
+	return (engine_origin_explicit(t->origin) && t->key) || t->origin == ORIGIN_FOREIGN;
+}
+
+/* On start-up, each key takes the cookie most of its tasks already share,
+ * so a restart moves nobody who was placed correctly. */
+static void adopt(struct engine *e, struct pending *p, size_t n)
+{
+	struct hashmap *votes = hashmap_new(true);
+	char id[MATCH_KEY_MAX + 80];
+
+	for (size_t i = 0; votes && i < n; i++) {
+		struct vote *v;
+		size_t j;
+
+		if (!p[i].g || p[i].g->trusted || p[i].t->cookie == 0 || restored(p[i].t))
+			continue;
+		snprintf(id, sizeof(id), "%s/%s", p[i].g->name, p[i].key);
+		v = hashmap_get_str(votes, id);
+		if (!v && (!(v = calloc(1, sizeof(*v))) || hashmap_put_str(votes, id, v) < 0)) {
+			free(v);
+			continue;
+		}
+		for (j = 0; j < 8 && v->count[j] && v->cookie[j] != p[i].t->cookie; j++)
+			;
+		if (j < 8) {
+			v->cookie[j] = p[i].t->cookie;
+			v->tid[j] = p[i].t->pid;
+			v->count[j]++;
+		}
+	}
+	for (size_t i = 0; i < n; i++) {
+		struct task *t = p[i].t;
+		struct vote *v;
+		struct key *k;
+		unsigned best = 0;
+
+		if (restored(t))
+			continue;
+		if (!p[i].g) {
+			(void)engine_evaluate(e, t, false); /* foreign or none */
+			continue;
+		}
+		snprintf(id, sizeof(id), "%s/%s", p[i].g->name, p[i].key);
+		v = votes ? hashmap_get_str(votes, id) : NULL;
+		for (unsigned j = 1; v && j < 8; j++)
+			if (v->count[j] > v->count[best])
+				best = j;
+		if (engine_key_get(e, p[i].g, p[i].key, v ? v->tid[best] : 0, &k) < 0)
+			continue;
+		if (k->per == PER_PROCESS && k->cookie == 0 && t->cookie != 0)
+			k->cookie = t->cookie;
+		engine_task_set_key(t, k);
+		t->origin = t->cookie == k->cookie ? ORIGIN_ADOPTED : ORIGIN_RULE;
+		(void)engine_ensure(e, t, false);
+	}
+	if (votes) {
+		hashmap_foreach(votes, free_value, NULL);
+		hashmap_free(votes);
+	}
+}
+
+
+/* Tasks not seen by the last scan exited without us hearing of it. */
+static void drop_unseen(struct engine *e)
+{
+	size_t n;
+	void **v = engine_snapshot(e->tasks, &n);
+
+	for (size_t i = 0; i < n; i++)
+		if (((struct task *)v[i])->generation != e->generation)
+			engine_task_drop(e, v[i]);
+	free(v);
+}
+
+static void smt_check(struct engine *e)
+{
+	FILE *f = fopen("/sys/devices/system/cpu/smt/active", "re");
+	int active = 0;
+
+	if (f) {
+		if (fscanf(f, "%d", &active) != 1)
+			active = 0;
+		fclose(f);
+	}
+	if (e->smt_off && active == 1) {
+		e->smt_off = false;
+		log_notice("SMT is back on: reconciling");
+	}
+}
+
+int engine_scan(struct engine *e, bool adopt_cookies, bool verify)
+{
+	struct scan s = { .e = e, .adopt = adopt_cookies, .verify = verify };
+	int r;
+
+	smt_check(e);
+	e->generation++;
+	if (adopt_cookies) {
+		s.max_pending = MAX_SCAN;
+		s.pending = calloc(s.max_pending, sizeof(*s.pending));
+		if (!s.pending)
+			return -ENOMEM;
+	}
+	r = procinfo_for_each_pid(e->proc_root, scan_one, &s);
+	if (r >= 0)
+		drop_unseen(e);
+	if (adopt_cookies) {
+		engine_state_restore(e);
+		adopt(e, s.pending, s.n_pending);
+		e->adopted = true;
+	}
+	free(s.pending);
+	if (verify) {
+		e->c.reconciles++;
+		engine_release_keys(e);
+	}
+	return r;
+}
+
+int engine_resync(struct engine *e)
+{
+	e->c.lost++;
+	e->c.resyncs++;
+	log_notice("Events were lost: rescanning every process");
+	return engine_scan(e, false, true);
+}

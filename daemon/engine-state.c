@@ -1,0 +1,224 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* Explicit placements across a restart. A placed process matches no rule
+ * (or another one), so the start-up adoption alone would leave it foreign
+ * and its group's key would get a fresh cookie: the engine records each
+ * explicitly placed process, and a new run gives it its group back with
+ * the cookie it still carries. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "engine-internal.h"
+#include "log.h"
+#include "state.h"
+
+static bool origin_root(enum origin o)
+{
+	return o == ORIGIN_ASSIGN || o == ORIGIN_RUN || o == ORIGIN_HOOK;
+}
+
+static void entry_from(struct state_entry *en, const struct task *t)
+{
+	*en = (struct state_entry){ .pid = t->pid, .start = t->start, .origin = t->origin };
+	snprintf(en->group, sizeof(en->group), "%s", t->key->group);
+	snprintf(en->key, sizeof(en->key), "%s", t->key->name);
+}
+
+/* Every explicitly placed process, and for a key whose placed processes
+ * all exited, one descendant that still carries its cookie, so that the
+ * rest of the tree is found again through it. */
+static size_t collect(struct task **v, size_t n, struct state_entry *out)
+{
+	struct hashmap *seen = hashmap_new(false); /* keys with an entry */
+	size_t m = 0;
+
+	for (int pass = 0; pass < 2; pass++)
+		for (size_t i = 0; i < n; i++) {
+			struct task *t = v[i];
+
+			if (pass == 0)
+				t->recorded = false;
+			if (!t->key || (pass == 0 ? !origin_root(t->origin) : t->origin != ORIGIN_INHERITED))
+				continue;
+			if (pass == 1 && (!seen || hashmap_get_u64(seen, (uintptr_t)t->key)))
+				continue;
+			if (seen && hashmap_put_u64(seen, (uintptr_t)t->key, t->key) < 0)
+				continue;
+			t->recorded = true;
+			entry_from(&out[m++], t);
+		}
+	hashmap_free(seen);
+	return m;
+}
+
+void engine_state_flush(struct engine *e)
+{
+	struct state_entry *entries;
+	size_t n, m;
+	void **v;
+	int r;
+
+	if (!e->state_dirty || !e->state_path)
+		return;
+	e->state_dirty = false; /* a failure waits for the next change */
+	v = engine_snapshot(e->tasks, &n);
+	entries = calloc(n + 1, sizeof(*entries));
+	if (!v || !entries) {
+		free(v);
+		free(entries);
+		log_warning("Failed to record the explicit placements in %s: %s, ignoring.", e->state_path,
+			    strerror(ENOMEM));
+		return;
+	}
+	m = collect((struct task **)v, n, entries);
+	r = state_save(e->state_path, entries, m);
+	if (r < 0)
+		log_warning("Failed to record the explicit placements in %s: %s, ignoring.", e->state_path,
+			    strerror(-r));
+	free(v);
+	free(entries);
+}
+
+int engine_set_state_file(struct engine *e, const char *path)
+{
+	char *p;
+
+	if (e->state_path && path && strcmp(e->state_path, path) == 0)
+		return 0;
+	p = path ? strdup(path) : NULL;
+	if (path && !p)
+		return -ENOMEM;
+	free(e->state_path);
+	e->state_path = p;
+	e->state_loaded = false;
+	/* Set after the start-up scan: restore now, onto what it found. */
+	if (e->adopted)
+		engine_state_restore(e);
+	return 0;
+}
+
+/* The key an entry names, holding the cookie its process carries now. */
+static int restore_key(struct engine *e, const struct group *g, const struct state_entry *en,
+		       struct task *t, struct key **ret)
+{
+	struct key *k;
+	int r;
+
+	r = engine_key_get(e, g, en->key, t->cookie != 0 && !g->trusted ? t->pid : 0, &k);
+	if (r < 0)
+		return r;
+	if (k->per == PER_PROCESS && k->cookie == 0 && t->cookie != 0)
+		k->cookie = t->cookie;
+	*ret = k;
+	return 0;
+}
+
+static int restore_one(struct engine *e, const struct state_entry *en, struct hashmap *by_cookie)
+{
+	struct task *t = engine_task(e, en->pid);
+	const struct group *g;
+	struct key *k;
+	int r;
+
+	if (!t || t->start != en->start)
+		return 0; /* exited since the file was checked */
+	g = conf_find_group(e->conf, en->group);
+	if (!g) {
+		log_task(LOG_NOTICE, t->pid, NULL,
+			 "PID %d (%s) was placed in group '%s', which no longer exists: leaving it alone",
+			 t->pid, t->comm, en->group);
+		if (t->cookie != 0 && t->origin != ORIGIN_FOREIGN) {
+			t->origin = ORIGIN_FOREIGN;
+			e->c.foreign++;
+		}
+		return 0;
+	}
+	r = restore_key(e, g, en, t, &k);
+	if (r < 0) {
+		log_task(LOG_WARNING, t->pid, g->name, "Failed to restore PID %d (%s) to group '%s': %s, ignoring.",
+			 t->pid, t->comm, g->name, strerror(-r));
+		return 0;
+	}
+	engine_task_set_key(t, k);
+	t->origin = en->origin;
+	(void)engine_ensure(e, t, false);
+	if (t->cookie != 0 && hashmap_put_u64(by_cookie, t->cookie, k) < 0)
+		return -ENOMEM;
+	return 1;
+}
+
+/* Would the rules put t under k anyway? Then adoption places it. */
+static bool rules_agree(const struct engine *e, const struct task *t, const struct key *k)
+{
+	struct match_input in = { t->exe, t->comm, t->uid, t->gid, t->cgroup };
+	struct match_result m;
+
+	if (rules_match(e->conf, &in, &m) <= 0 || strcmp(m.group->name, k->group) != 0)
+		return false;
+	if (m.group->per == PER_PROCESS)
+		engine_process_key_name(t, m.key, sizeof(m.key));
+	return strcmp(m.key, k->name) == 0;
+}
+
+/* A task carrying a restored placement's cookie got it from that
+ * placement: a child, or a process exec'd into the same container. */
+static void restore_inherited(struct engine *e, struct hashmap *by_cookie)
+{
+	size_t n;
+	void **v = engine_snapshot(e->tasks, &n);
+
+	for (size_t i = 0; i < n; i++) {
+		struct task *t = v[i];
+		struct key *k = t->cookie ? hashmap_get_u64(by_cookie, t->cookie) : NULL;
+
+		if (!k || t->key == k || (engine_origin_explicit(t->origin) && t->key) || rules_agree(e, t, k))
+			continue;
+		engine_task_set_key(t, k);
+		t->origin = ORIGIN_INHERITED;
+	}
+	free(v);
+}
+
+static void report_bad_lines(const struct engine *e, const struct state_file *sf)
+{
+	if (sf->n_bad)
+		log_warning("%s:%u: malformed line, ignoring it (%u such line%s in all).", e->state_path,
+			    sf->first_bad, sf->n_bad, sf->n_bad == 1 ? "" : "s");
+}
+
+void engine_state_restore(struct engine *e)
+{
+	struct state_file *sf = NULL;
+	struct hashmap *by_cookie;
+	size_t stale;
+	int r, restored = 0;
+
+	if (!e->state_path || e->state_loaded)
+		return;
+	e->state_loaded = true;
+	r = state_load(e->state_path, &sf);
+	if (r == -ENOENT)
+		return;
+	if (r < 0) {
+		log_warning("Failed to read %s: %s, ignoring.", e->state_path, strerror(-r));
+		return;
+	}
+	report_bad_lines(e, sf);
+	stale = state_prune(sf, e->proc_root);
+	by_cookie = hashmap_new(false);
+	for (size_t i = 0; by_cookie && i < sf->n; i++) {
+		r = restore_one(e, &sf->entries[i], by_cookie);
+		restored += r > 0;
+	}
+	if (by_cookie)
+		restore_inherited(e, by_cookie);
+	hashmap_free(by_cookie);
+	if (sf->n || stale || sf->n_bad)
+		log_notice("Restored %d explicit placements from %s (%zu of its processes exited)", restored,
+			   e->state_path, stale);
+	state_file_free(sf);
+	/* What was read is what is true now, stale entries gone. */
+	e->state_dirty = true;
+	engine_state_flush(e);
+}

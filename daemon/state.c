@@ -1,0 +1,324 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* The file lives in the runtime directory and names processes by pid and
+ * start time, so it means nothing after a reboot: it is never fsync'ed.
+ * Only the rename has to be atomic, against a daemon killed mid-write. */
+#include "state.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "procinfo.h"
+
+#define HEADER "# coreschedd explicit placements: PID START ORIGIN GROUP KEY\n"
+
+static const enum origin stored_origins[] = { ORIGIN_ASSIGN, ORIGIN_RUN, ORIGIN_HOOK, ORIGIN_INHERITED };
+
+static bool origin_stored(enum origin o)
+{
+	for (size_t i = 0; i < sizeof(stored_origins) / sizeof(stored_origins[0]); i++)
+		if (stored_origins[i] == o)
+			return true;
+	return false;
+}
+
+/* A key may hold anything a client sent; a field holds no space, no '%'
+ * and nothing unprintable, and "-" stands for the empty key. */
+static bool raw_ok(unsigned char c)
+{
+	return c > ' ' && c < 0x7f && c != '%';
+}
+
+static int escape_key(const char *key, char *buf, size_t size)
+{
+	size_t n = 0;
+
+	if (!*key)
+		return snprintf(buf, size, "-") < (int)size ? 1 : -ENAMETOOLONG;
+	for (const unsigned char *p = (const unsigned char *)key; *p; p++) {
+		bool raw = raw_ok(*p) && !(*p == '-' && p == (const unsigned char *)key && !p[1]);
+
+		if (n + (raw ? 1 : 3) >= size)
+			return -ENAMETOOLONG;
+		if (raw)
+			buf[n++] = (char)*p;
+		else
+			n += (size_t)snprintf(buf + n, size - n, "%%%02X", *p);
+	}
+	buf[n] = '\0';
+	return (int)n;
+}
+
+static int hex(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	c = (char)tolower((unsigned char)c);
+	return c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+}
+
+static int unescape_key(const char *s, char *buf, size_t size)
+{
+	size_t n = 0;
+
+	if (strcmp(s, "-") == 0) {
+		buf[0] = '\0';
+		return 0;
+	}
+	for (; *s; n++) {
+		int hi, lo;
+
+		if (n + 1 >= size)
+			return -EBADMSG;
+		if (*s != '%') {
+			if (!raw_ok((unsigned char)*s))
+				return -EBADMSG;
+			buf[n] = *s++;
+			continue;
+		}
+		hi = hex(s[1]);
+		lo = hi < 0 ? -1 : hex(s[2]);
+		if (lo < 0 || (hi == 0 && lo == 0))
+			return -EBADMSG;
+		buf[n] = (char)(hi * 16 + lo);
+		s += 3;
+	}
+	buf[n] = '\0';
+	return 0;
+}
+
+static bool group_ok(const char *g)
+{
+	size_t n = strspn(g, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-");
+
+	return n >= 1 && n < STATE_GROUP_MAX && g[n] == '\0';
+}
+
+int state_format(const struct state_entry *en, char *buf, size_t size)
+{
+	char key[3 * MATCH_KEY_MAX];
+	int n;
+
+	if (en->pid <= 0 || !origin_stored(en->origin) || !group_ok(en->group))
+		return -EINVAL;
+	n = escape_key(en->key, key, sizeof(key));
+	if (n < 0)
+		return n;
+	n = snprintf(buf, size, "%d %" PRIu64 " %s %s %s\n", (int)en->pid, en->start, origin_to_string(en->origin),
+		     en->group, key);
+	return n >= 0 && (size_t)n < size ? n : -ENAMETOOLONG;
+}
+
+static int parse_u64(const char *s, uint64_t max, uint64_t *ret)
+{
+	char *end;
+	unsigned long long v;
+
+	if (!isdigit((unsigned char)*s))
+		return -EBADMSG;
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno || *end || v > max)
+		return -EBADMSG;
+	*ret = v;
+	return 0;
+}
+
+static int parse_origin(const char *s, enum origin *ret)
+{
+	for (size_t i = 0; i < sizeof(stored_origins) / sizeof(stored_origins[0]); i++)
+		if (strcmp(s, origin_to_string(stored_origins[i])) == 0) {
+			*ret = stored_origins[i];
+			return 0;
+		}
+	return -EBADMSG;
+}
+
+/* Exactly five fields, one space apart. */
+static int split(char *s, char *field[5])
+{
+	size_t n = 0;
+
+	for (char *p = s;; p++) {
+		if (n == 5)
+			return -EBADMSG;
+		field[n++] = p;
+		p = strchr(p, ' ');
+		if (!p)
+			break;
+		*p = '\0';
+	}
+	for (size_t i = 0; i < n; i++)
+		if (!*field[i])
+			return -EBADMSG;
+	return n == 5 ? 0 : -EBADMSG;
+}
+
+int state_parse(const char *line, struct state_entry *ret)
+{
+	char copy[STATE_LINE_MAX], *f[5];
+	struct state_entry en = {};
+	size_t len = strlen(line);
+	uint64_t pid;
+
+	if (len && line[len - 1] == '\n')
+		len--;
+	if (len == 0 || len >= sizeof(copy))
+		return -EBADMSG;
+	memcpy(copy, line, len);
+	copy[len] = '\0';
+	if (split(copy, f) < 0 || parse_u64(f[0], INT_MAX, &pid) < 0 || pid == 0 ||
+	    parse_u64(f[1], UINT64_MAX, &en.start) < 0 || parse_origin(f[2], &en.origin) < 0 || !group_ok(f[3]) ||
+	    unescape_key(f[4], en.key, sizeof(en.key)) < 0)
+		return -EBADMSG;
+	en.pid = (pid_t)pid;
+	memcpy(en.group, f[3], strlen(f[3]) + 1);
+	*ret = en;
+	return 0;
+}
+
+static int write_all(FILE *f, const struct state_entry *v, size_t n)
+{
+	char line[STATE_LINE_MAX];
+
+	if (fputs(HEADER, f) < 0)
+		return -EIO;
+	for (size_t i = 0; i < n; i++) {
+		int r = state_format(&v[i], line, sizeof(line));
+
+		if (r < 0)
+			return r;
+		if (fputs(line, f) < 0)
+			return -EIO;
+	}
+	return 0;
+}
+
+int state_save(const char *path, const struct state_entry *v, size_t n)
+{
+	char tmp[PROCINFO_PATH_MAX];
+	FILE *f;
+	int fd, r;
+
+	if ((size_t)snprintf(tmp, sizeof(tmp), "%s.tmp", path) >= sizeof(tmp))
+		return -ENAMETOOLONG;
+	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
+	if (fd < 0)
+		return -errno;
+	f = fdopen(fd, "w");
+	if (!f) {
+		r = -errno;
+		close(fd);
+		unlink(tmp);
+		return r;
+	}
+	r = write_all(f, v, n);
+	if (fclose(f) != 0 && r == 0)
+		r = -errno;
+	if (r == 0 && rename(tmp, path) < 0)
+		r = -errno;
+	if (r < 0)
+		unlink(tmp);
+	return r;
+}
+
+static int append(struct state_file *sf, const struct state_entry *en, size_t *cap)
+{
+	if (sf->n == *cap) {
+		size_t want = *cap ? *cap * 2 : 16;
+		struct state_entry *v = realloc(sf->entries, want * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		sf->entries = v;
+		*cap = want;
+	}
+	sf->entries[sf->n++] = *en;
+	return 0;
+}
+
+static void note_bad(struct state_file *sf, unsigned line)
+{
+	if (!sf->n_bad++)
+		sf->first_bad = line;
+}
+
+/* Comments are skipped; a malformed line (state_parse() rejects over-long
+ * ones too) is counted and skipped: every entry is checked against a live
+ * process anyway, so one bad line need not cost the others. */
+static int read_lines(FILE *f, struct state_file *sf)
+{
+	struct state_entry en;
+	char *line = NULL;
+	size_t size = 0, cap = 0;
+	unsigned no = 0;
+	int r = 0;
+
+	while (r == 0 && getline(&line, &size, f) >= 0) {
+		no++;
+		if (line[0] == '#')
+			continue;
+		if (state_parse(line, &en) < 0 || sf->n >= STATE_ENTRIES_MAX)
+			note_bad(sf, no);
+		else
+			r = append(sf, &en, &cap);
+	}
+	if (r == 0 && ferror(f))
+		r = -EIO;
+	free(line);
+	return r;
+}
+
+int state_load(const char *path, struct state_file **ret)
+{
+	struct state_file *sf;
+	FILE *f;
+	int r;
+
+	f = fopen(path, "re");
+	if (!f)
+		return -errno;
+	sf = calloc(1, sizeof(*sf));
+	if (!sf) {
+		fclose(f);
+		return -ENOMEM;
+	}
+	r = read_lines(f, sf);
+	fclose(f);
+	if (r < 0) {
+		state_file_free(sf);
+		return r;
+	}
+	*ret = sf;
+	return 0;
+}
+
+struct state_file *state_file_free(struct state_file *f)
+{
+	if (!f)
+		return NULL;
+	free(f->entries);
+	free(f);
+	return NULL;
+}
+
+size_t state_prune(struct state_file *f, const char *proc_root)
+{
+	size_t kept = 0, dropped;
+
+	for (size_t i = 0; i < f->n; i++) {
+		uint64_t start;
+
+		if (procinfo_start_time(proc_root, f->entries[i].pid, &start) == 0 && start == f->entries[i].start)
+			f->entries[kept++] = f->entries[i];
+	}
+	dropped = f->n - kept;
+	f->n = kept;
+	return dropped;
+}

@@ -1,0 +1,47 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* The explicit placements kept across a restart of the daemon: one line
+ * per placed process, "PID START ORIGIN GROUP KEY". The file format and
+ * its I/O only; the engine decides what goes in and what comes back. */
+#pragma once
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "engine.h"
+
+#define STATE_GROUP_MAX 65       /* conf.c allows 64 characters */
+#define STATE_LINE_MAX (3 * MATCH_KEY_MAX + 128)
+#define STATE_ENTRIES_MAX 65536
+
+struct state_entry {
+	pid_t pid;
+	uint64_t start;          /* pid + start name one process */
+	enum origin origin;      /* assign, run, hook or inherited */
+	char group[STATE_GROUP_MAX];
+	char key[MATCH_KEY_MAX]; /* "" for Per=group */
+};
+
+struct state_file {
+	struct state_entry *entries;
+	size_t n;
+	unsigned n_bad;          /* malformed lines, skipped */
+	unsigned first_bad;      /* the first one's line number, 0: none */
+};
+
+/* One line, newline included, into buf: its length, -EINVAL for an entry
+ * that cannot be written back, -ENAMETOOLONG when buf is too small. */
+int state_format(const struct state_entry *en, char *buf, size_t size);
+/* One line (a trailing newline allowed): 0, or -EBADMSG writing nothing. */
+int state_parse(const char *line, struct state_entry *ret);
+
+/* Replace path with these entries: written beside it, then renamed over
+ * it, so a reader finds the old file or the new one, never half of one. */
+int state_save(const char *path, const struct state_entry *v, size_t n);
+/* The well-formed entries of path (-ENOENT when it does not exist); the
+ * malformed lines are counted in the result, for the caller to report. */
+int state_load(const char *path, struct state_file **ret);
+struct state_file *state_file_free(struct state_file *f);
+/* Drop the entries whose pid no longer names the process that started at
+ * their start time under proc_root; returns how many went. */
+size_t state_prune(struct state_file *f, const char *proc_root);

@@ -1,0 +1,219 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "state.h"
+#include "unit.h"
+
+static char dir[64];
+
+static void put(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+
+	if (!f || fputs(text, f) < 0 || fclose(f) != 0) {
+		perror(path);
+		exit(2);
+	}
+}
+
+static struct state_entry entry(pid_t pid, uint64_t start, enum origin o, const char *group, const char *key)
+{
+	struct state_entry en = { .pid = pid, .start = start, .origin = o };
+
+	snprintf(en.group, sizeof(en.group), "%s", group);
+	snprintf(en.key, sizeof(en.key), "%s", key);
+	return en;
+}
+
+static bool same(const struct state_entry *a, const struct state_entry *b)
+{
+	return a->pid == b->pid && a->start == b->start && a->origin == b->origin &&
+	       strcmp(a->group, b->group) == 0 && strcmp(a->key, b->key) == 0;
+}
+
+static void test_line_round_trip(void)
+{
+	/* Per=group (empty), Per=user, Per=cgroup with a space, a lone "-",
+	 * a '%' and a byte outside ASCII must all come back as they were. */
+	static const char *const keys[] = { "", "1000", "/machine.slice/my pod", "-", "50%", "caf\xc3\xa9", "-x" };
+	char line[STATE_LINE_MAX];
+
+	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
+		struct state_entry en = entry(100 + (pid_t)i, 12345678901ULL, ORIGIN_HOOK, "web.tier-1", keys[i]), back;
+		int n = state_format(&en, line, sizeof(line));
+
+		CHECK(n > 0 && line[n - 1] == '\n');
+		CHECK(strchr(line, '\n') == line + n - 1);
+		CHECK(state_parse(line, &back) == 0);
+		CHECK(same(&en, &back));
+	}
+	struct state_entry en = entry(7, 1, ORIGIN_ASSIGN, "g", "");
+
+	CHECK(state_format(&en, line, sizeof(line)) > 0);
+	CHECK_STREQ(line, "7 1 assign g -\n");
+}
+
+static void test_format_refuses(void)
+{
+	char line[STATE_LINE_MAX], tiny[8];
+	struct state_entry rule = entry(7, 1, ORIGIN_RULE, "g", ""), nopid = entry(0, 1, ORIGIN_RUN, "g", "");
+	struct state_entry badgroup = entry(7, 1, ORIGIN_RUN, "a b", ""), ok = entry(7, 1, ORIGIN_RUN, "group", "");
+
+	CHECK(state_format(&rule, line, sizeof(line)) == -EINVAL); /* only explicit origins are kept */
+	CHECK(state_format(&nopid, line, sizeof(line)) == -EINVAL);
+	CHECK(state_format(&badgroup, line, sizeof(line)) == -EINVAL);
+	CHECK(state_format(&ok, tiny, sizeof(tiny)) == -ENAMETOOLONG);
+}
+
+static void test_parse_garbage(void)
+{
+	static const char *const bad[] = {
+		"", "\n", "garbage", "12 34 assign g", "12 34 assign g k extra", "-1 34 assign g k",
+		"0 34 assign g k", "x 34 assign g k", "12 x assign g k", "12 34 rule g k", "12 34 foreign g k",
+		"12  34 assign g k", "12 34 assign g%20 k", "12 34 assign g k%2", "12 34 assign g k%zz",
+		"12 34 assign g k%00", "99999999999 34 assign g k", "12 99999999999999999999999 assign g k",
+		"12 34 assign g k\tv",
+	};
+	struct state_entry en = entry(1, 1, ORIGIN_RUN, "keep", "me");
+
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		bool refused = state_parse(bad[i], &en) == -EBADMSG;
+
+		if (!refused)
+			fprintf(stderr, "  accepted: '%s'\n", bad[i]);
+		CHECK(refused);
+	}
+	CHECK_STREQ(en.group, "keep"); /* nothing written on failure */
+}
+
+static void test_save_load(void)
+{
+	char path[128], tmp[140];
+	struct state_entry v[3] = { entry(10, 100, ORIGIN_ASSIGN, "a", "1000"),
+				    entry(11, 101, ORIGIN_RUN, "b", ""),
+				    entry(12, 102, ORIGIN_INHERITED, "c", "/x y") };
+	struct state_file *sf = NULL;
+
+	snprintf(path, sizeof(path), "%s/coreschedd.state", dir);
+	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
+	CHECK(state_load(path, &sf) == -ENOENT && !sf);
+	put(path, "old contents\n");
+	CHECK(state_save(path, v, 3) == 0);
+	CHECK(access(tmp, F_OK) < 0); /* the temporary file was renamed */
+	CHECK(state_load(path, &sf) == 0);
+	CHECK(sf && sf->n == 3 && sf->n_bad == 0);
+	for (size_t i = 0; sf && i < sf->n && i < 3; i++)
+		CHECK(same(&sf->entries[i], &v[i]));
+	sf = state_file_free(sf);
+	CHECK(state_save(path, v, 0) == 0);
+	CHECK(state_load(path, &sf) == 0 && sf && sf->n == 0);
+	sf = state_file_free(sf);
+	CHECK(state_file_free(NULL) == NULL);
+	/* A failed write leaves the old file alone. */
+	struct state_entry bad = entry(13, 1, ORIGIN_RULE, "d", "");
+
+	CHECK(state_save(path, &bad, 1) == -EINVAL);
+	CHECK(access(tmp, F_OK) < 0);
+	CHECK(state_load(path, &sf) == 0 && sf && sf->n == 0 && sf->n_bad == 0);
+	sf = state_file_free(sf);
+	unlink(path);
+}
+
+static void test_load_skips_bad_lines(void)
+{
+	char path[128], *text, *p;
+	struct state_file *sf = NULL;
+	size_t long_len = STATE_LINE_MAX + 100;
+
+	snprintf(path, sizeof(path), "%s/corrupt.state", dir);
+	text = malloc(long_len + 512);
+	CHECK(text != NULL);
+	if (!text)
+		return;
+	p = text + sprintf(text, "# comment\n20 200 assign web -\nnot a placement\n21 201 run db 1000\n");
+	memset(p, 'x', long_len); /* line 5: over-long */
+	p += long_len;
+	sprintf(p, "\n22 202 hook ctr /pod\n\x01\x02\n23 203 inherited web -"); /* no final newline */
+	put(path, text);
+	free(text);
+	CHECK(state_load(path, &sf) == 0);
+	CHECK(sf && sf->n == 4);
+	CHECK(sf && sf->n_bad == 3 && sf->first_bad == 3);
+	if (sf && sf->n == 4) {
+		CHECK(sf->entries[0].pid == 20 && sf->entries[1].pid == 21);
+		CHECK(sf->entries[2].pid == 22 && sf->entries[3].pid == 23);
+		CHECK(sf->entries[3].origin == ORIGIN_INHERITED);
+		CHECK_STREQ(sf->entries[2].key, "/pod");
+	}
+	state_file_free(sf);
+	unlink(path);
+}
+
+static void fake_stat(const char *proc, pid_t pid, uint64_t start)
+{
+	char path[256], text[256];
+
+	snprintf(path, sizeof(path), "%s/%d", proc, pid);
+	mkdir(path, 0755);
+	snprintf(path, sizeof(path), "%s/%d/stat", proc, pid);
+	snprintf(text, sizeof(text), "%d (w) S 1 %d %d 0 -1 4194304 0 0 0 0 0 0 0 0 20 0 1 0 %" PRIu64 " 0 0\n",
+		 pid, pid, pid, start);
+	put(path, text);
+}
+
+static void test_prune_stale(void)
+{
+	char proc[128], path[256];
+	struct state_entry v[4] = { entry(30, 300, ORIGIN_ASSIGN, "a", ""), /* alive */
+				    entry(31, 301, ORIGIN_ASSIGN, "a", ""), /* pid reused: other start */
+				    entry(32, 302, ORIGIN_RUN, "a", ""),    /* gone */
+				    entry(33, 303, ORIGIN_HOOK, "b", "k") }; /* alive */
+	struct state_file *sf = NULL;
+
+	snprintf(proc, sizeof(proc), "%s/proc", dir);
+	mkdir(proc, 0755);
+	fake_stat(proc, 30, 300);
+	fake_stat(proc, 31, 999);
+	fake_stat(proc, 33, 303);
+	snprintf(path, sizeof(path), "%s/prune.state", dir);
+	CHECK(state_save(path, v, 4) == 0);
+	CHECK(state_load(path, &sf) == 0 && sf && sf->n == 4);
+	if (!sf)
+		return;
+	CHECK(state_prune(sf, proc) == 2);
+	CHECK(sf->n == 2);
+	CHECK(sf->n == 2 && same(&sf->entries[0], &v[0]) && same(&sf->entries[1], &v[3]));
+	CHECK(state_prune(sf, proc) == 0);
+	state_file_free(sf);
+	unlink(path);
+	for (pid_t pid = 30; pid <= 33; pid++) {
+		snprintf(path, sizeof(path), "%s/%d/stat", proc, pid);
+		unlink(path);
+		snprintf(path, sizeof(path), "%s/%d", proc, pid);
+		rmdir(path);
+	}
+	rmdir(proc);
+}
+
+int main(void)
+{
+	snprintf(dir, sizeof(dir), "/tmp/test-state.XXXXXX");
+	if (!mkdtemp(dir)) {
+		perror("mkdtemp");
+		return 2;
+	}
+	RUN(test_line_round_trip);
+	RUN(test_format_refuses);
+	RUN(test_parse_garbage);
+	RUN(test_save_load);
+	RUN(test_load_skips_bad_lines);
+	RUN(test_prune_stale);
+	rmdir(dir);
+	UNIT_EXIT();
+}

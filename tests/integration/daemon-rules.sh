@@ -52,7 +52,8 @@ bg cs-runas 1000 50 $BIN/gworker 1; g1=$!
 bg cs-runas 1001 1001 $BIN/gworker 1; g2=$!
 sleep 0.5
 
-wait_for [ "$(cookie $b1)" != 0x0 ]
+cookie_set() { c=$(cookie "$1"); [ -n "$c" ] && [ "$c" != 0x0 ]; }
+wait_for cookie_set $b1
 expect_set per-group-set "$(cookie $b1)"
 expect per-group-before-and-after "$(cookie $b0)" "$(cookie $b1)"
 expect per-group-all-threads "$(all_cookies $b1)" "$(cookie $b1)"

@@ -114,15 +114,21 @@ fuzz:
 deps:
 	scripts/install-deps
 
+# The unit and the hook name the programs where this install puts them.
+INSTALL_PATHS = sed -e 's|/usr/sbin/coreschedd|$(SBINDIR)/coreschedd|g' -e 's|/usr/bin/coresched|$(BINDIR)/coresched|g'
+
 install: all
 	install -Dm755 $(B)/coresched $(DESTDIR)$(BINDIR)/coresched
 	install -Dm755 $(B)/coreschedd $(DESTDIR)$(SBINDIR)/coreschedd
 	install -Dm644 conf/coreschedd.conf $(DESTDIR)$(SYSCONFDIR)/coresched/coreschedd.conf
+	install -d $(DESTDIR)$(SYSCONFDIR)/coresched/rules.d
 	install -d $(DESTDIR)$(VENDORDIR)/rules.d
 	for f in conf/rules.d/*.conf; do [ -e "$$f" ] && install -m644 "$$f" $(DESTDIR)$(VENDORDIR)/rules.d/; done; true
-	install -Dm644 systemd/coreschedd.service $(DESTDIR)$(SYSTEMDUNITDIR)/coreschedd.service
+	$(INSTALL_PATHS) systemd/coreschedd.service > $(B)/coreschedd.service
+	install -Dm644 $(B)/coreschedd.service $(DESTDIR)$(SYSTEMDUNITDIR)/coreschedd.service
 	install -Dm644 systemd/coreschedd.socket $(DESTDIR)$(SYSTEMDUNITDIR)/coreschedd.socket
-	install -Dm644 conf/hooks.d/coresched.json $(DESTDIR)$(DATADIR)/containers/oci/hooks.d/coresched.json
+	$(INSTALL_PATHS) conf/hooks.d/coresched.json > $(B)/coresched.json
+	install -Dm644 $(B)/coresched.json $(DESTDIR)$(DATADIR)/containers/oci/hooks.d/coresched.json
 	install -Dm644 docs/coresched.1 $(DESTDIR)$(MANDIR)/man1/coresched.1
 	install -Dm644 docs/coreschedd.conf.5 $(DESTDIR)$(MANDIR)/man5/coreschedd.conf.5
 	install -Dm644 docs/coreschedd.8 $(DESTDIR)$(MANDIR)/man8/coreschedd.8

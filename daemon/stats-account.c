@@ -184,7 +184,7 @@ static uint64_t boot_ticks(void)
 }
 
 /* seed_new: what a task accrued before its first sample was not accrued in
- * this key (the first sample after start, or the key's cgroup counted it). */
+ * this key (it existed at the previous sample, or the key's cgroup counted it). */
 static int sample_task(struct stats *s, struct stats_acc *a, const struct task *t, bool seed_new)
 {
 	struct fi_task_sample now;
@@ -287,7 +287,7 @@ static void hand_over(struct stats *s, struct stats_acc *a, struct task *const *
 static void sample_key(struct stats *s, struct stats_acc *a, const struct key *k, struct task *const *tasks,
 		       size_t n)
 {
-	bool first = s->n_acct_samples == 1, after_cgroup = a->cg_prev;
+	bool after_cgroup = a->cg_prev;
 	int r;
 
 	if (k->per == PER_CGROUP && k->name[0] == '/' && members_inside(k->name, tasks, n)) {
@@ -302,9 +302,13 @@ static void sample_key(struct stats *s, struct stats_acc *a, const struct key *k
 	}
 	a->cg_prev = false;
 	for (size_t i = 0; i < n; i++) {
-		/* A task born since accounting began accrued all of its time
-		 * where the daemon placed it at exec: count it from zero. */
-		r = sample_task(s, a, tasks[i], after_cgroup || (first && tasks[i]->start < s->acct_start_ticks));
+		/* A task new here and born since the previous sample accrued
+		 * all of its time where the daemon placed it at exec: count it
+		 * from zero. One that existed then but was not sampled here
+		 * (it joined the key since, or a sample missed it) counts from
+		 * now: what it accrued before may be counted already, and
+		 * counting it twice would overstate what isolation costs. */
+		r = sample_task(s, a, tasks[i], after_cgroup || tasks[i]->start < s->prev_sample_ticks);
 		if (r < 0 && r != -ESRCH && r != -ENOENT)
 			log_debug("Cannot sample PID %d of %s: %s", tasks[i]->pid, k->id, strerror(-r));
 	}
@@ -453,6 +457,7 @@ int stats_account_sample(struct stats *s, struct key *const *keys, size_t n_keys
 		sweep_seen(s);
 		hashmap_foreach(s->accs, fold_tasks, NULL);
 		sample_host(s);
+		s->prev_sample_ticks = boot_ticks();
 	}
 	sweep_keys(s);
 	evict(s);
@@ -482,6 +487,7 @@ void stats_account_reset(struct stats *s)
 	hashmap_foreach(s->accs, clear_cg_prev, NULL);
 	s->n_acct_samples = 0;
 	s->acct_start_ticks = boot_ticks();
+	s->prev_sample_ticks = s->acct_start_ticks;
 	s->has_host = false;
 	s->host_share = 0;
 }

@@ -48,6 +48,7 @@ struct stats {
 	uint64_t n_samples;
 	uint64_t n_acct_samples; /* samples since accounting was turned on */
 	uint64_t acct_start_ticks; /* boot-time clock ticks when it was turned on */
+	uint64_t prev_sample_ticks; /* ... at the previous accounting sample */
 
 	struct fi_cg_sample host;
 	bool has_host;

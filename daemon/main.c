@@ -271,20 +271,28 @@ int main(int argc, char **argv)
 	if (engine_new("/proc", &d.engine) < 0)
 		return 1;
 	engine_set_conf(d.engine, conf);
+	/* Explicit placements recorded before a restart are restored inside
+	 * the adoption scan, before any rule decides for those tasks. */
+	(void)engine_set_state_file(d.engine, methods_state_file(arg_socket));
 	(void)engine_scan(d.engine, true, false);
-	if (setup_loop(&d) < 0 || stats_new(d.event, d.engine, &d.stats) < 0 ||
-	    methods_setup(&d, arg_socket) < 0) {
+	if (setup_loop(&d) < 0 || stats_new(d.event, d.engine, &d.stats) < 0) {
 		log_error("Failed to set up the event loop");
 		return 1;
 	}
-	/* Last: everything after this (events, reloads, resyncs, stats,
-	 * control) runs under the filter, holder threads included. */
+	/* Before the control socket appears, so that whoever sees it sees a
+	 * confined daemon: everything from here on (the socket, events,
+	 * reloads, resyncs, stats, control) runs under the filter, holder
+	 * threads included. */
 	r = sandbox_seccomp(arg_seccomp);
 	if (r < 0) {
 		log_errno(LOG_ERR, r, "Failed to install the seccomp filter: %m");
 		return 1;
 	}
 	d.seccomp_on = arg_seccomp != SANDBOX_OFF;
+	if (methods_setup(&d, arg_socket) < 0) {
+		log_error("Failed to set up the control socket");
+		return 1;
+	}
 	(void)on_procmon(NULL, d.procmon_fd, 0, &d); /* what came with the ack */
 	log_notice("Started: %zu processes tracked, %zu keys; %s", engine_n_tasks(d.engine), engine_n_keys(d.engine),
 		   sandbox_describe());

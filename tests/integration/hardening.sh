@@ -64,37 +64,32 @@ MatchComm=locked-worker
 EOF2
 daemon_start || exit 1
 status_of() { sed -n "s/^$1:[[:space:]]*//p" /proc/$DPID/status; }
-if [ "$(status_of Seccomp)" = 0 ]; then
-	for t in daemon-seccomp daemon-capeff daemon-capbnd daemon-no-new-privs daemon-status-confinement keeper-confined daemon-works-confined; do
-		skip $t "coreschedd does not confine itself yet (Seccomp: 0)"
-	done
+# The socket appears only once the daemon is confined.
+expect daemon-seccomp "$(status_of Seccomp)" 2
+expect daemon-capeff "$(status_of CapEff)" 0000000000081000
+expect daemon-capbnd "$(status_of CapBnd)" 0000000000081000
+expect daemon-no-new-privs "$(status_of NoNewPrivs)" 1
+conf_line=$(coresched status | sed -n 's/^confinement: //p')
+case $conf_line in
+*seccomp=enforce\ syscalls=[1-9]*) pass daemon-status-confinement ;;
+*) fail daemon-status-confinement "coresched status says '$conf_line'" ;;
+esac
+# The schedstats keeper: CAP_SYS_ADMIN alone, under a filter.
+keeper=$(for p in /proc/[0-9]*; do [ "$(cat $p/comm 2>/dev/null)" = coreschedd-keep ] && echo ${p#/proc/}; done | head -n1)
+if [ -z "$keeper" ]; then
+	fail keeper-confined "no coreschedd-keep process"
 else
-	expect daemon-seccomp "$(status_of Seccomp)" 2
-	expect daemon-capeff "$(status_of CapEff)" 0000000000081000
-	expect daemon-capbnd "$(status_of CapBnd)" 0000000000081000
-	expect daemon-no-new-privs "$(status_of NoNewPrivs)" 1
-	conf_line=$(coresched status | sed -n 's/^confinement: //p')
-	case $conf_line in
-	*seccomp=enforce\ syscalls=[1-9]*) pass daemon-status-confinement ;;
-	*) fail daemon-status-confinement "coresched status says '$conf_line'" ;;
-	esac
-	# The schedstats keeper: CAP_SYS_ADMIN alone, under a filter.
-	keeper=$(for p in /proc/[0-9]*; do [ "$(cat $p/comm 2>/dev/null)" = coreschedd-keep ] && echo ${p#/proc/}; done | head -n1)
-	if [ -z "$keeper" ]; then
-		fail keeper-confined "no coreschedd-keep process"
-	else
-		kst() { sed -n "s/^$1:[[:space:]]*//p" /proc/$keeper/status; }
-		expect keeper-confined "$(kst CapEff) $(kst CapBnd) $(kst Seccomp) $(kst NoNewPrivs)" "0000000000200000 0000000000200000 2 1"
-	fi
-	bg cs-runas 1000 1000 "$BIN/locked-worker" 1
-	w=$!
-	has_cookie() { c=$(cookie "$1"); [ -n "$c" ] && [ "$c" != 0x0 ]; }
-	if ! wait_for has_cookie "$w"; then
-		fail daemon-works-confined "another user's task kept cookie '$(cookie $w)'; log: $(tail -n5 $DLOG)"
-	elif ! kill -0 "$DPID" 2>/dev/null; then
-		fail daemon-works-confined "coreschedd died; log: $(tail -n5 $DLOG)"
-	else
-		pass daemon-works-confined
-	fi
+	kst() { sed -n "s/^$1:[[:space:]]*//p" /proc/$keeper/status; }
+	expect keeper-confined "$(kst CapEff) $(kst CapBnd) $(kst Seccomp) $(kst NoNewPrivs)" "0000000000200000 0000000000200000 2 1"
+fi
+bg cs-runas 1000 1000 "$BIN/locked-worker" 1
+w=$!
+has_cookie() { c=$(cookie "$1"); [ -n "$c" ] && [ "$c" != 0x0 ]; }
+if ! wait_for has_cookie "$w"; then
+	fail daemon-works-confined "another user's task kept cookie '$(cookie $w)'; log: $(tail -n5 $DLOG)"
+elif ! kill -0 "$DPID" 2>/dev/null; then
+	fail daemon-works-confined "coreschedd died; log: $(tail -n5 $DLOG)"
+else
+	pass daemon-works-confined
 fi
 daemon_stop

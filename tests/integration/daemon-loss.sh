@@ -17,9 +17,11 @@ kill -STOP $DPID # let the socket overflow while it cannot read
 for i in $(seq 1 300); do "$BIN/stormer" 0; done
 for i in $(seq 1 10); do bg "$BIN/longer" 1; done
 kill -CONT $DPID
-sleep 2
+last=$(echo $cleanup_pids | awk '{print $NF}')
+tagged() { c=$(cookie "$1"); [ -n "$c" ] && [ "$c" != 0x0 ]; }
+wait_for tagged "$last" # the rescan takes longer in a slow (sanitized) build
 if grep -q "Events were lost" "$DLOG"; then pass loss-detected; else fail loss-detected "no resync in log: $(tail -3 $DLOG)"; fi
-want=$(cookie "$(echo $cleanup_pids | awk '{print $NF}')")
+want=$(cookie "$last")
 expect_set loss-tagged "$want"
 bad=0
 for p in $cleanup_pids; do

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "conf.h"
@@ -406,6 +407,54 @@ static void test_key_recreated(void)
 	rm_rf(root);
 }
 
+static uint64_t boot_ticks_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_BOOTTIME, &ts);
+	return (uint64_t)ts.tv_sec * 100 + (uint64_t)ts.tv_nsec / 10000000;
+}
+
+/* A task born after accounting began counts from zero once; a sample that
+ * misses it (its read failed) must not make the next one count its past
+ * again. */
+static void test_missed_sample_counts_once(void)
+{
+	struct key k = { .id = "web/", .group = "web", .name = "", .per = PER_GROUP };
+	struct task a = { .pid = PID_A, .cgroup = "/x", .key = &k };
+	struct key *keys[] = { &k };
+	struct task *tasks[] = { &a };
+	struct engine *e = NULL;
+	struct stats *s = NULL;
+
+	fresh_tree();
+	CHECK(engine_new(proc, &e) == 0);
+	conf_free(engine_set_conf(e, conf_text("")));
+	CHECK(stats_new_with_roots(NULL, e, proc, cg, sysctl, &s) == 0);
+	usleep(20000); /* a clock tick or two: born after accounting began */
+	a.start = boot_ticks_now();
+	fake_proc(PID_A, "web", a.cgroup, a.start);
+	fake_sched(PID_A, 100 * MS, 40 * MS);
+	CHECK(stats_sample_keys(s, keys, 1, tasks, 1) == 0);
+	CHECK(field(s, "web", "", "forced_idle_ns") == (int64_t)(40 * MS));
+
+	rm_pid(PID_A); /* this sample cannot read it */
+	usleep(20000);
+	CHECK(stats_sample_keys(s, keys, 1, tasks, 1) == 0);
+	fake_proc(PID_A, "web", a.cgroup, a.start);
+	fake_sched(PID_A, 150 * MS, 60 * MS);
+	CHECK(stats_sample_keys(s, keys, 1, tasks, 1) == 0);
+	CHECK(field(s, "web", "", "forced_idle_ns") == (int64_t)(40 * MS));
+	CHECK(field(s, "web", "", "cpu_ns") == (int64_t)(100 * MS));
+	fake_sched(PID_A, 160 * MS, 65 * MS);
+	CHECK(stats_sample_keys(s, keys, 1, tasks, 1) == 0);
+	CHECK(field(s, "web", "", "forced_idle_ns") == (int64_t)(45 * MS));
+
+	stats_free(s);
+	engine_free(e);
+	rm_rf(root);
+}
+
 static void test_schedstats_missing(void)
 {
 	struct engine *e = NULL;
@@ -489,6 +538,7 @@ int main(void)
 	RUN(test_engine_keys);
 	RUN(test_cgroup_key);
 	RUN(test_key_recreated);
+	RUN(test_missed_sample_counts_once);
 	RUN(test_schedstats_missing);
 	RUN(test_reconfigure);
 	RUN(test_timer);

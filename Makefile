@@ -102,7 +102,7 @@ check-host: all $(UNIT_BINS)
 check-vm: all
 	tests/vm/run
 
-bench: all $(B)/bench/bench-match
+bench: all $(B)/bench/bench-match $(B)/bench/bench-event
 	tests/bench/collect
 
 demo: all

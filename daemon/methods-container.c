@@ -48,6 +48,9 @@ struct container_entry {
 };
 
 static struct container_entry table[MAX_CONTAINERS];
+/* Slots ever used: every exec looks the table up, and most machines hook
+ * few containers or none, so the look-up stops here, not at 1024. */
+static size_t table_used;
 static uint64_t table_seq;
 
 static int fail(struct control_error *err, const char *name, const char *field, json_object *value)
@@ -221,6 +224,8 @@ static void table_remember(const char *cgroup, const char *group, const char *ke
 	en = table_slot(cgroup);
 	entry_clear(en);
 	*en = fresh;
+	if ((size_t)(en - table) + 1 > table_used)
+		table_used = (size_t)(en - table) + 1;
 }
 
 /* a is b or below it. */
@@ -251,7 +256,7 @@ int methods_container_lookup(const char *cgroup, const char **ret_group, const c
 
 	if (!cgroup)
 		return 0;
-	for (size_t i = 0; i < MAX_CONTAINERS; i++) {
+	for (size_t i = 0; i < table_used; i++) {
 		const struct container_entry *en = &table[i];
 
 		if (en->cgroup && cgroup_within(cgroup, en->cgroup) &&

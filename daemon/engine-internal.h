@@ -20,6 +20,8 @@ struct engine {
 	char *state_path;      /* explicit placements kept across restarts; NULL: none */
 	bool state_loaded;     /* state_path was read (or found absent) */
 	bool state_dirty;      /* the file no longer says what the table does */
+	engine_exit_hook exit_hook;
+	void *exit_userdata;
 };
 
 /* assign, run, hook, or inherited from one of those: sticky. */

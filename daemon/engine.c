@@ -416,6 +416,12 @@ static void on_fork(struct engine *e, const struct procmon_event *ev)
 	engine_task_set_key(t, p->key);
 }
 
+void engine_set_exit_hook(struct engine *e, engine_exit_hook fn, void *userdata)
+{
+	e->exit_hook = fn;
+	e->exit_userdata = userdata;
+}
+
 void engine_on_event(struct engine *e, const struct procmon_event *ev)
 {
 	struct task *t;
@@ -439,6 +445,8 @@ void engine_on_event(struct engine *e, const struct procmon_event *ev)
 	case PROCMON_EXIT:
 		if (ev->pid == ev->tgid && (t = engine_task(e, ev->tgid))) {
 			e->c.exits++;
+			if (e->exit_hook && t->key)
+				e->exit_hook(e->exit_userdata, t);
 			engine_task_drop(e, t);
 		}
 		break;

@@ -70,6 +70,11 @@ struct conf *engine_set_conf(struct engine *e, struct conf *c);
 const struct conf *engine_conf(const struct engine *e);
 
 void engine_on_event(struct engine *e, const struct procmon_event *ev);
+/* Called with a placed task (it has a key) as its exit event arrives,
+ * before the engine forgets it: the last moment its counters can be read.
+ * NULL removes the hook. */
+typedef void (*engine_exit_hook)(void *userdata, const struct task *t);
+void engine_set_exit_hook(struct engine *e, engine_exit_hook fn, void *userdata);
 /* Scan /proc and converge every process to policy. adopt: the first scan
  * after start, which keeps the cookies groups already share. verify: read
  * every thread's cookie back and repair drift (the periodic reconcile). */

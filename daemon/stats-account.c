@@ -228,6 +228,30 @@ static void sweep_seen(struct stats *s)
 	free(v);
 }
 
+/* What the task accrued since its last sample would be lost with it: read
+ * it once more while it is a zombie (the exit event comes before the
+ * parent can reap it, though not always before it does). A task never
+ * sampled counts whole only if born since the previous sample, as in
+ * sample_key(). */
+void stats_account_task_exit(struct stats *s, const struct task *t)
+{
+	struct stats_seen *n;
+	struct stats_key *ks;
+	struct fi_task_sample last;
+	uint64_t id = task_id(t);
+
+	if (!s->accounting || !t->key || fi_read_process(s->proc_root, t->pid, &last) < 0)
+		return;
+	n = hashmap_get_u64(s->seen, id);
+	if (n && n->acc) {
+		(void)fi_account_task(n->acc->fa, id, &last);
+		return;
+	}
+	/* A key sampled through its cgroup has the task's time there. */
+	if (!n && t->start >= s->prev_sample_ticks && key_state(s, t->key, &ks) >= 0 && !ks->acc->cg_prev)
+		(void)fi_account_task_exit(ks->acc->fa, id, &last);
+}
+
 /* ---- per-cgroup sampling ---- */
 
 static bool path_inside(const char *path, const char *prefix)

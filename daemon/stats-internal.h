@@ -70,6 +70,8 @@ void stats_account_done(struct stats *s);
 /* Accounting was switched off: forget the tasks so that turning it on
  * again starts from fresh baselines instead of charging the gap. */
 void stats_account_reset(struct stats *s);
+/* The final reading of a placed task whose exit event came in. */
+void stats_account_task_exit(struct stats *s, const struct task *t);
 /* Values of a map sorted by their first field (a char * name), for output
  * in a stable order. Returns a malloc'd array (caller frees) or NULL. */
 void **stats_sorted_values(const struct hashmap *m, size_t *ret_n);

@@ -139,6 +139,11 @@ static int timer_arm(struct stats *s)
 	return sd_event_source_set_enabled(s->timer, SD_EVENT_ONESHOT);
 }
 
+static void on_task_exit(void *userdata, const struct task *t)
+{
+	stats_account_task_exit(userdata, t);
+}
+
 /* ---- configuration ---- */
 
 static int apply_conf(struct stats *s, const struct conf *c)
@@ -195,6 +200,8 @@ int stats_new_with_roots(sd_event *e, struct engine *engine, const char *proc_ro
 	if (r >= 0)
 		r = apply_conf(s, engine_conf(engine));
 	if (r >= 0)
+		engine_set_exit_hook(engine, on_task_exit, s);
+	if (r >= 0)
 		r = timer_arm(s);
 	if (r < 0) {
 		stats_free(s);
@@ -213,6 +220,8 @@ struct stats *stats_free(struct stats *s)
 {
 	if (!s)
 		return NULL;
+	if (s->engine)
+		engine_set_exit_hook(s->engine, NULL, NULL);
 	schedstats_restore(s);
 	sd_event_source_disable_unref(s->timer);
 	sd_event_unref(s->event);

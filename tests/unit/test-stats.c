@@ -14,6 +14,7 @@
 #include "conf.h"
 #include "engine.h"
 #include "log.h"
+#include "stats-internal.h"
 #include "stats.h"
 #include "unit.h"
 
@@ -455,6 +456,45 @@ static void test_missed_sample_counts_once(void)
 	rm_rf(root);
 }
 
+/* The exit event's reading keeps what a task accrued since its last
+ * sample; a task that never lived through a sample counts whole. */
+static void test_exit_reading(void)
+{
+	struct key k = { .id = "web/", .group = "web", .name = "", .per = PER_GROUP };
+	struct task a = { .pid = PID_A, .cgroup = "/x", .key = &k };
+	struct task b = { .pid = PID_A + 1, .cgroup = "/x", .key = &k };
+	struct key *keys[] = { &k };
+	struct task *tasks[] = { &a };
+	struct engine *e = NULL;
+	struct stats *s = NULL;
+
+	fresh_tree();
+	CHECK(engine_new(proc, &e) == 0);
+	conf_free(engine_set_conf(e, conf_text("")));
+	CHECK(stats_new_with_roots(NULL, e, proc, cg, sysctl, &s) == 0);
+	usleep(20000);
+	a.start = boot_ticks_now();
+	fake_proc(PID_A, "web", a.cgroup, a.start);
+	fake_sched(PID_A, 100 * MS, 40 * MS);
+	CHECK(stats_sample_keys(s, keys, 1, tasks, 1) == 0);
+	usleep(20000);
+	fake_sched(PID_A, 130 * MS, 70 * MS); /* after the sample, before the exit */
+	stats_account_task_exit(s, &a);
+	rm_pid(PID_A);
+	b.start = boot_ticks_now(); /* born and gone between two samples */
+	fake_proc(b.pid, "web", b.cgroup, b.start);
+	fake_sched(b.pid, 20 * MS, 5 * MS);
+	stats_account_task_exit(s, &b);
+	rm_pid(b.pid);
+	CHECK(stats_sample_keys(s, keys, 1, tasks, 0) == 0);
+	CHECK(field(s, "web", "", "forced_idle_ns") == (int64_t)(75 * MS));
+	CHECK(field(s, "web", "", "cpu_ns") == (int64_t)(150 * MS));
+
+	stats_free(s);
+	engine_free(e);
+	rm_rf(root);
+}
+
 static void test_schedstats_missing(void)
 {
 	struct engine *e = NULL;
@@ -539,6 +579,7 @@ int main(void)
 	RUN(test_cgroup_key);
 	RUN(test_key_recreated);
 	RUN(test_missed_sample_counts_once);
+	RUN(test_exit_reading);
 	RUN(test_schedstats_missing);
 	RUN(test_reconfigure);
 	RUN(test_timer);

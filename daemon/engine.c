@@ -13,7 +13,7 @@
 #include "cookie.h"
 #include "engine-internal.h"
 #include "log.h"
-#include "methods.h"
+#include "containers.h"
 
 static const char *const origin_names[] = {
 	[ORIGIN_NONE] = "none",         [ORIGIN_RULE] = "rule",
@@ -268,7 +268,7 @@ static int decide(struct engine *e, struct task *t)
 		return 0;
 	/* Exec'd into a container (a child of the runtime, not of the
 	 * container's init): found by the container's cgroup. */
-	if (methods_container_lookup(t->cgroup, &cg_group, &cg_key) > 0 &&
+	if (containers_lookup(t->cgroup, &cg_group, &cg_key) > 0 &&
 	    (cg = conf_find_group(e->conf, cg_group)) && engine_key_get(e, cg, cg_key, 0, &k) >= 0) {
 		engine_task_set_key(t, k);
 		t->origin = ORIGIN_HOOK;

@@ -14,6 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "containers.h"
 #include "control.h"
 #include "daemon.h"
 #include "procinfo.h"
@@ -23,8 +24,6 @@
 /* Default=isolate puts each container under its own key of this group;
  * the shipped rules.d defines it without Match*= keys. */
 #define CONTAINER_GROUP_DEFAULT "containers"
-#define CGROUP_ROOT "/sys/fs/cgroup"
-#define MAX_CONTAINERS 1024
 
 enum plan_kind { PLAN_TRUSTED, PLAN_GROUP, PLAN_ISOLATE };
 
@@ -38,20 +37,6 @@ struct request {
 	pid_t pid;
 	const char *id, *sandbox, *group, *policy;
 };
-
-/* cgroup -> placement of the container whose init was found there. */
-struct container_entry {
-	char *cgroup;
-	char *group;
-	char *key;
-	uint64_t seq;
-};
-
-static struct container_entry table[MAX_CONTAINERS];
-/* Slots ever used: every exec looks the table up, and most machines hook
- * few containers or none, so the look-up stops here, not at 1024. */
-static size_t table_used;
-static uint64_t table_seq;
 
 static int fail(struct control_error *err, const char *name, const char *field, json_object *value)
 {
@@ -170,72 +155,6 @@ static int apply(struct engine *e, const struct plan *pl, pid_t pid, struct cont
 	return -EIO;
 }
 
-/* ---- the cgroup table ---- */
-
-static void entry_clear(struct container_entry *en)
-{
-	free(en->cgroup);
-	free(en->group);
-	free(en->key);
-	*en = (struct container_entry){};
-}
-
-/* Containers that ended took their cgroups with them. */
-static void table_prune(void)
-{
-	char path[PROCINFO_PATH_MAX + sizeof(CGROUP_ROOT)];
-
-	for (size_t i = 0; i < MAX_CONTAINERS; i++) {
-		if (!table[i].cgroup)
-			continue;
-		snprintf(path, sizeof(path), CGROUP_ROOT "%s", table[i].cgroup);
-		if (access(path, F_OK) < 0)
-			entry_clear(&table[i]);
-	}
-}
-
-/* The slot for cgroup: its own, a free one, or the oldest. */
-static struct container_entry *table_slot(const char *cgroup)
-{
-	struct container_entry *free_slot = NULL, *oldest = &table[0];
-
-	for (size_t i = 0; i < MAX_CONTAINERS; i++) {
-		struct container_entry *en = &table[i];
-
-		if (en->cgroup && strcmp(en->cgroup, cgroup) == 0)
-			return en;
-		if (!en->cgroup && !free_slot)
-			free_slot = en;
-		if (en->seq < oldest->seq)
-			oldest = en;
-	}
-	return free_slot ? free_slot : oldest;
-}
-
-static void table_remember(const char *cgroup, const char *group, const char *key)
-{
-	struct container_entry *en, fresh = { strdup(cgroup), strdup(group), strdup(key), ++table_seq };
-
-	if (!fresh.cgroup || !fresh.group || !fresh.key) {
-		entry_clear(&fresh);
-		return;
-	}
-	table_prune();
-	en = table_slot(cgroup);
-	entry_clear(en);
-	*en = fresh;
-	if ((size_t)(en - table) + 1 > table_used)
-		table_used = (size_t)(en - table) + 1;
-}
-
-/* a is b or below it. */
-static bool cgroup_within(const char *a, const char *b)
-{
-	size_t n = strlen(b);
-
-	return strncmp(a, b, n) == 0 && (a[n] == '\0' || a[n] == '/' || (n == 1 && b[0] == '/'));
-}
-
 /* Only a cgroup of the container's own is a safe key: the root, or the
  * runtime's cgroup (the caller's), would capture unrelated processes. */
 static void remember(const struct task *t, pid_t caller)
@@ -245,29 +164,9 @@ static void remember(const struct task *t, pid_t caller)
 	if (!t || !t->key || !t->cgroup || !*t->cgroup || strcmp(t->cgroup, "/") == 0)
 		return;
 	pi = malloc(sizeof(*pi));
-	if (pi && procinfo_read("/proc", caller, pi) >= 0 && !cgroup_within(pi->cgroup, t->cgroup))
-		table_remember(t->cgroup, t->key->group, t->key->name);
+	if (pi && procinfo_read("/proc", caller, pi) >= 0 && !containers_within(pi->cgroup, t->cgroup))
+		containers_remember(t->cgroup, t->key->group, t->key->name);
 	free(pi);
-}
-
-int methods_container_lookup(const char *cgroup, const char **ret_group, const char **ret_key)
-{
-	const struct container_entry *best = NULL;
-
-	if (!cgroup)
-		return 0;
-	for (size_t i = 0; i < table_used; i++) {
-		const struct container_entry *en = &table[i];
-
-		if (en->cgroup && cgroup_within(cgroup, en->cgroup) &&
-		    (!best || strlen(en->cgroup) > strlen(best->cgroup)))
-			best = en;
-	}
-	if (!best)
-		return 0;
-	*ret_group = best->group;
-	*ret_key = best->key;
-	return 1;
 }
 
 int methods_container(void *u, const struct control_caller *c, json_object *p, json_object **ret,

@@ -24,7 +24,3 @@ bool methods_privileged(const struct control_caller *c);
  * init per [Container] and its annotations; u is the struct daemon. */
 int methods_container(void *u, const struct control_caller *c, json_object *p, json_object **ret,
 		      struct control_error *err);
-/* The placement of the container whose cgroup is cgroup or an ancestor of
- * it (longest match): 1 with *ret_group and *ret_key (valid until the next
- * AssignContainer call), 0 when no container claims it. */
-int methods_container_lookup(const char *cgroup, const char **ret_group, const char **ret_key);

@@ -605,22 +605,29 @@ int engine_clear(struct engine *e, pid_t pid)
 	struct procinfo pi;
 	struct task *t;
 	bool changed;
-	int r;
+	int fd, r;
 
 	if (pid == e->self)
 		return -EPERM;
+	/* As in engine_assign(): the pidfd, open throughout, proves that the
+	 * process read is the one cleared. */
+	fd = pidfd_open_(pid);
+	if (fd < 0)
+		return -errno;
 	r = procinfo_read(e->proc_root, pid, &pi);
-	if (r < 0)
-		return r;
-	r = engine_task_upsert(e, &pi, &t, &changed);
-	if (r < 0)
-		return r;
-	engine_task_set_key(t, NULL);
-	t->origin = ORIGIN_NONE;
-	t->cookie = (sc_cookie)-1;
-	if (t->recorded)
-		e->state_dirty = true;
-	r = engine_ensure(e, t, false);
+	if (r >= 0)
+		r = engine_task_upsert(e, &pi, &t, &changed);
+	if (r >= 0) {
+		engine_task_set_key(t, NULL);
+		t->origin = ORIGIN_NONE;
+		t->cookie = (sc_cookie)-1;
+		if (t->recorded)
+			e->state_dirty = true;
+		r = engine_ensure(e, t, false);
+		if (r >= 0 && !pidfd_alive(fd))
+			r = -ESRCH;
+	}
+	close(fd);
 	return r < 0 ? r : 0;
 }
 

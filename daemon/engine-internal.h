@@ -39,6 +39,10 @@ int engine_evaluate(struct engine *e, struct task *t, bool repair);
 void engine_note_unexamined(struct engine *e, pid_t pid, int r);
 
 void **engine_snapshot(const struct hashmap *m, size_t *ret_n);
+/* "file:line" of the section of k's group, for CORESCHED_RULE=; NULL
+ * without a key. */
+#define ENGINE_RULE_MAX 512
+const char *engine_rule_of(const struct engine *e, const struct key *k, char *buf, size_t size);
 void engine_release_keys(struct engine *e);
 
 /* engine-state.c: put the explicit placements state_path names back on

@@ -18,7 +18,7 @@
  * changed its own (CREATE, SHARE_FROM an untagged task) is pulled back. */
 static void verify_threads(struct engine *e, struct task *t)
 {
-	char path[PROCINFO_PATH_MAX];
+	char path[PROCINFO_PATH_MAX], rule[ENGINE_RULE_MAX];
 	struct dirent *d;
 	DIR *dir;
 	sc_cookie want = t->key ? t->key->cookie : 0, c;
@@ -42,8 +42,8 @@ static void verify_threads(struct engine *e, struct task *t)
 		e->c.foreign++;
 		return;
 	}
-	log_task(LOG_INFO, t->pid, t->key ? t->key->group : NULL, "PID %d (%s) left its cookie: repairing",
-		 t->pid, t->comm);
+	log_task_rule(LOG_INFO, t->pid, t->key ? t->key->group : NULL, engine_rule_of(e, t->key, rule, sizeof(rule)),
+		      "PID %d (%s) left its cookie: repairing", t->pid, t->comm);
 	t->cookie = (sc_cookie)-1; /* force the assignment */
 	(void)engine_ensure(e, t, true);
 }

@@ -210,6 +210,7 @@ int engine_ensure(struct engine *e, struct task *t, bool repair)
 	bool fresh_process_cookie = k && k->per == PER_PROCESS && !k->trusted &&
 				    (k->cookie == 0 || t->cookie != k->cookie);
 	sc_cookie want = k ? k->cookie : 0;
+	char rule[ENGINE_RULE_MAX];
 	int r;
 
 	if (t->origin == ORIGIN_FOREIGN)
@@ -232,7 +233,7 @@ int engine_ensure(struct engine *e, struct task *t, bool repair)
 		k->cookie = t->cookie;
 	else if (t->cookie != want) {
 		e->c.errors++;
-		log_task(LOG_WARNING, t->pid, k ? k->group : NULL,
+		log_task_rule(LOG_WARNING, t->pid, k ? k->group : NULL, engine_rule_of(e, k, rule, sizeof(rule)),
 			 "PID %d has cookie 0x%" PRIx64 " after assignment, expected 0x%" PRIx64 ", ignoring.",
 			 t->pid, t->cookie, want);
 		return -EIO;
@@ -242,9 +243,21 @@ int engine_ensure(struct engine *e, struct task *t, bool repair)
 	e->c.assignments++;
 	if (repair)
 		e->c.repairs++;
-	log_task(LOG_DEBUG, t->pid, k ? k->group : NULL, "PID %d (%s) -> %s%s%s", t->pid, t->comm,
-		 k ? k->group : "cookie 0", k && *k->name ? "/" : "", k ? k->name : "");
+	if (log_get_max_level() >= LOG_DEBUG)
+		log_task_rule(LOG_DEBUG, t->pid, k ? k->group : NULL, engine_rule_of(e, k, rule, sizeof(rule)),
+			      "PID %d (%s) -> %s%s%s", t->pid, t->comm, k ? k->group : "cookie 0",
+			      k && *k->name ? "/" : "", k ? k->name : "");
 	return 1;
+}
+
+const char *engine_rule_of(const struct engine *e, const struct key *k, char *buf, size_t size)
+{
+	const struct group *g = k ? conf_find_group(e->conf, k->group) : NULL;
+
+	if (!g || !g->file)
+		return NULL;
+	snprintf(buf, size, "%s:%u", g->file, g->line);
+	return buf;
 }
 
 void engine_process_key_name(const struct task *t, char *buf, size_t size)

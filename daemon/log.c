@@ -43,12 +43,13 @@ int log_get_max_level(void)
 	return max_level;
 }
 
-static void emit(int level, pid_t pid, const char *group, const char *msg)
+static void emit(int level, pid_t pid, const char *group, const char *rule, const char *msg)
 {
 	if (to_journal) {
 		if (pid > 0)
 			sd_journal_send("MESSAGE=%s", msg, "PRIORITY=%i", level, "CORESCHED_PID=%d", (int)pid,
-					"CORESCHED_GROUP=%s", group ? group : "", NULL);
+					"CORESCHED_GROUP=%s", group ? group : "", "CORESCHED_RULE=%s",
+					rule ? rule : "", NULL);
 		else
 			sd_journal_send("MESSAGE=%s", msg, "PRIORITY=%i", level, NULL);
 		return;
@@ -66,7 +67,7 @@ void log_full(int level, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(buf, sizeof(buf), fmt, ap);
 	va_end(ap);
-	emit(level, 0, NULL, buf);
+	emit(level, 0, NULL, NULL, buf);
 }
 
 int log_errno(int level, int r, const char *fmt, ...)
@@ -79,7 +80,7 @@ int log_errno(int level, int r, const char *fmt, ...)
 		va_start(ap, fmt);
 		vsnprintf(buf, sizeof(buf), fmt, ap);
 		va_end(ap);
-		emit(level, 0, NULL, buf);
+		emit(level, 0, NULL, NULL, buf);
 	}
 	return r < 0 ? r : -r;
 }
@@ -90,7 +91,7 @@ static bool ratelimit_ok(void)
 
 	if (now - window_start >= RATELIMIT_INTERVAL_SEC) {
 		if (suppressed && window_count > RATELIMIT_BURST)
-			emit(LOG_NOTICE, 0, NULL, "some per-process messages were suppressed (rate limit)");
+			emit(LOG_NOTICE, 0, NULL, NULL, "some per-process messages were suppressed (rate limit)");
 		window_start = now;
 		window_count = 0;
 	}
@@ -101,17 +102,32 @@ static bool ratelimit_ok(void)
 	return true;
 }
 
-void log_task(int level, pid_t pid, const char *group, const char *fmt, ...)
+static void vlog_task(int level, pid_t pid, const char *group, const char *rule, const char *fmt, va_list ap)
 {
 	char buf[2048];
-	va_list ap;
 
 	if (level > max_level || !ratelimit_ok())
 		return;
-	va_start(ap, fmt);
 	vsnprintf(buf, sizeof(buf), fmt, ap);
+	emit(level, pid, group, rule, buf);
+}
+
+void log_task(int level, pid_t pid, const char *group, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vlog_task(level, pid, group, NULL, fmt, ap);
 	va_end(ap);
-	emit(level, pid, group, buf);
+}
+
+void log_task_rule(int level, pid_t pid, const char *group, const char *rule, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vlog_task(level, pid, group, rule, fmt, ap);
+	va_end(ap);
 }
 
 unsigned long log_suppressed(void)

@@ -19,6 +19,10 @@ int log_errno(int level, int r, const char *fmt, ...) __attribute__((format(prin
  * and summarized. */
 void log_task(int level, pid_t pid, const char *group, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
+/* log_task() that also says which rule placed the process: CORESCHED_RULE=
+ * "file:line" of its group's section. */
+void log_task_rule(int level, pid_t pid, const char *group, const char *rule, const char *fmt, ...)
+	__attribute__((format(printf, 5, 6)));
 unsigned long log_suppressed(void);
 
 #define log_debug(...) log_full(LOG_DEBUG, __VA_ARGS__)

@@ -14,6 +14,8 @@ cat > /etc/coresched/rules.d/50-sdtest.conf <<'C'
 [Group sdtest]
 MatchComm=sd-a sd-b
 C
+# Per-process messages (debug) carry the structured fields checked below.
+sed -i 's/^\[Daemon\]$/[Daemon]\nLogLevel=debug/' /etc/coresched/coreschedd.conf
 
 # ---- start ----
 if systemctl start coreschedd; then pass start; else fail start "systemctl start failed: $(systemctl status coreschedd 2>&1 | tail -n5)"; fi
@@ -37,6 +39,9 @@ ca=$(cookie "$a1"); cb=$(cookie "$b1")
 expect_set tags "$ca"
 expect same-group "$cb" "$ca"
 expect trusted-system-slice "$(cookie $$)" 0x0
+# The journal says which process, which group and which rule.
+fields=$(journalctl -b -u coreschedd CORESCHED_PID="$a1" -o verbose 2>/dev/null | grep -E '^ *CORESCHED_' | sed 's/^ *//' | sort -u | tr '\n' ' ')
+expect journal-fields "$fields" "CORESCHED_GROUP=sdtest CORESCHED_PID=$a1 CORESCHED_RULE=/etc/coresched/rules.d/50-sdtest.conf:1 "
 
 # ---- reload with a broken file: refused, old policy kept ----
 printf '[Group broken]\nMatchComm=sd-c\nBogus=1\n' > /etc/coresched/rules.d/60-broken.conf

@@ -572,29 +572,29 @@ static void key_name_for(const struct group *g, const struct task *t, char *buf,
 	}
 }
 
-int engine_assign(struct engine *e, pid_t pid, const char *group, const char *keyname, enum origin origin)
+/* An explicit decision about pid: the key of group g named keyname (or as
+ * g's Per= names it), or cookie 0 without g. The pidfd, open throughout,
+ * proves that the process read is the one acted on. */
+static int place(struct engine *e, pid_t pid, const struct group *g, const char *keyname, enum origin origin)
 {
-	const struct group *g = conf_find_group(e->conf, group);
 	char name[MATCH_KEY_MAX];
 	struct procinfo pi;
 	struct task *t;
-	struct key *k;
+	struct key *k = NULL;
 	bool changed;
 	int fd, r;
 
-	if (!g)
-		return -ENOENT;
 	if (pid == e->self)
 		return -EPERM;
 	fd = pidfd_open_(pid);
 	if (fd < 0)
 		return -errno;
 	r = procinfo_read(e->proc_root, pid, &pi);
-	if (r >= 0 && pi.kernel_thread)
+	if (r >= 0 && g && pi.kernel_thread)
 		r = -EPERM;
 	if (r >= 0)
 		r = engine_task_upsert(e, &pi, &t, &changed);
-	if (r >= 0) {
+	if (r >= 0 && g) {
 		if (keyname)
 			snprintf(name, sizeof(name), "%s", keyname);
 		else
@@ -602,9 +602,12 @@ int engine_assign(struct engine *e, pid_t pid, const char *group, const char *ke
 		r = engine_key_get(e, g, name, 0, &k);
 	}
 	if (r >= 0) {
+		if (g || t->recorded)
+			e->state_dirty = true;
 		engine_task_set_key(t, k);
 		t->origin = origin;
-		e->state_dirty = true;
+		if (!g)
+			t->cookie = (sc_cookie)-1; /* clear even what reads 0 now */
 		r = engine_ensure(e, t, false);
 		if (r >= 0 && !pidfd_alive(fd))
 			r = -ESRCH;
@@ -613,35 +616,16 @@ int engine_assign(struct engine *e, pid_t pid, const char *group, const char *ke
 	return r < 0 ? r : 0;
 }
 
+int engine_assign(struct engine *e, pid_t pid, const char *group, const char *keyname, enum origin origin)
+{
+	const struct group *g = conf_find_group(e->conf, group);
+
+	return g ? place(e, pid, g, keyname, origin) : -ENOENT;
+}
+
 int engine_clear(struct engine *e, pid_t pid)
 {
-	struct procinfo pi;
-	struct task *t;
-	bool changed;
-	int fd, r;
-
-	if (pid == e->self)
-		return -EPERM;
-	/* As in engine_assign(): the pidfd, open throughout, proves that the
-	 * process read is the one cleared. */
-	fd = pidfd_open_(pid);
-	if (fd < 0)
-		return -errno;
-	r = procinfo_read(e->proc_root, pid, &pi);
-	if (r >= 0)
-		r = engine_task_upsert(e, &pi, &t, &changed);
-	if (r >= 0) {
-		engine_task_set_key(t, NULL);
-		t->origin = ORIGIN_NONE;
-		t->cookie = (sc_cookie)-1;
-		if (t->recorded)
-			e->state_dirty = true;
-		r = engine_ensure(e, t, false);
-		if (r >= 0 && !pidfd_alive(fd))
-			r = -ESRCH;
-	}
-	close(fd);
-	return r < 0 ? r : 0;
+	return place(e, pid, NULL, NULL, ORIGIN_NONE);
 }
 
 /* ---- life cycle and queries ---- */

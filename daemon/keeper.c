@@ -17,17 +17,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "sandbox.h"
+
 static int keeper_fd = -1;
 static pid_t keeper_pid;
 static char *keeper_path;
-
-static bool has_cap_sys_admin(void)
-{
-	struct __user_cap_header_struct h = { _LINUX_CAPABILITY_VERSION_3, 0 };
-	struct __user_cap_data_struct d[2];
-
-	return syscall(SYS_capget, &h, d) == 0 && (d[0].effective & (1U << CAP_SYS_ADMIN));
-}
 
 /* In the child: CAP_SYS_ADMIN alone, no way to gain more, and only the
  * calls of serve(). Any other call kills it. */
@@ -35,17 +29,13 @@ static int confine(void)
 {
 	static const int calls[] = { SCMP_SYS(read), SCMP_SYS(write), SCMP_SYS(pwrite64),
 				     SCMP_SYS(exit), SCMP_SYS(exit_group), SCMP_SYS(rt_sigreturn) };
-	struct __user_cap_header_struct h = { _LINUX_CAPABILITY_VERSION_3, 0 };
-	struct __user_cap_data_struct d[2] = { { 1U << CAP_SYS_ADMIN, 1U << CAP_SYS_ADMIN, 0 }, { 0, 0, 0 } };
 	scmp_filter_ctx ctx;
-	int r = 0;
+	int r;
 
 	(void)prctl(PR_SET_NAME, "coreschedd-keep", 0, 0, 0);
-	for (int cap = 0; prctl(PR_CAPBSET_READ, cap, 0, 0, 0) >= 0; cap++)
-		if (cap != CAP_SYS_ADMIN)
-			(void)prctl(PR_CAPBSET_DROP, cap, 0, 0, 0);
-	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0 || syscall(SYS_capset, &h, d) < 0)
-		return -errno;
+	r = sandbox_keep_caps(1ULL << CAP_SYS_ADMIN);
+	if (r < 0)
+		return r;
 	ctx = seccomp_init(SCMP_ACT_KILL_PROCESS);
 	if (!ctx)
 		return -ENOMEM;
@@ -109,7 +99,7 @@ int keeper_start(const char *path)
 
 	if (keeper_fd >= 0)
 		return -EALREADY;
-	if (!has_cap_sys_admin())
+	if (!sandbox_has_cap(CAP_SYS_ADMIN))
 		return -EPERM;
 	if (access(path, W_OK) < 0)
 		return -errno;

@@ -4,6 +4,9 @@
  * Every int function returns 0 or a negative errno. */
 #pragma once
 
+#include <stdbool.h>
+#include <stdint.h>
+
 enum sandbox_mode {
 	SANDBOX_OFF,     /* no filter */
 	SANDBOX_ENFORCE, /* calls off the list fail with ENOSYS */
@@ -15,6 +18,12 @@ enum sandbox_mode {
  * shrink the bounding set to them and set no_new_privs. Capabilities are
  * per thread: call it before any thread exists (-EBUSY otherwise). */
 int sandbox_drop_caps(void);
+/* The same for the calling thread with any set (a mask of 1 << CAP_*):
+ * no_new_privs, bounding set shrunk (with CAP_SETPCAP), ambient and
+ * inheritable emptied, permitted and effective cut to keep. */
+int sandbox_keep_caps(uint64_t keep);
+/* Whether cap is in the calling thread's effective set. */
+bool sandbox_has_cap(int cap);
 
 /* Install the daemon's allow-list on every thread of the process. Calls the
  * daemon must never make (ptrace, execve, module and mount calls, ...) kill

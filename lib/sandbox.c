@@ -84,7 +84,7 @@ static unsigned thread_count(void)
 
 /* Without CAP_SETPCAP the bounding set cannot shrink; no_new_privs then
  * keeps exec from raising anything, which is what the bound is for. */
-static int shrink_bounding_set(uint64_t eff)
+static int shrink_bounding_set(uint64_t eff, uint64_t keep)
 {
 	if (!(eff & (1ULL << CAP_SETPCAP)))
 		return 0;
@@ -93,7 +93,7 @@ static int shrink_bounding_set(uint64_t eff)
 
 		if (r < 0)
 			break; /* past the kernel's last capability */
-		if (r == 1 && !(kept_mask() & (1ULL << cap)) && prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) < 0)
+		if (r == 1 && !(keep & (1ULL << cap)) && prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) < 0)
 			return -errno;
 	}
 	return 0;
@@ -101,17 +101,29 @@ static int shrink_bounding_set(uint64_t eff)
 
 int sandbox_drop_caps(void)
 {
+	if (thread_count() > 1)
+		return -EBUSY;
+	return sandbox_keep_caps(kept_mask());
+}
+
+bool sandbox_has_cap(int cap)
+{
+	uint64_t eff = 0, prm, inh;
+
+	return caps_get(&eff, &prm, &inh) == 0 && (eff & (1ULL << cap));
+}
+
+int sandbox_keep_caps(uint64_t keep)
+{
 	uint64_t eff, prm, inh;
 	int r;
 
-	if (thread_count() > 1)
-		return -EBUSY;
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
 		return -errno;
 	r = caps_get(&eff, &prm, &inh);
 	if (r < 0)
 		return r;
-	r = shrink_bounding_set(eff);
+	r = shrink_bounding_set(eff, keep);
 	if (r < 0)
 		return r;
 	/* EINVAL: a kernel older than 4.3 has no ambient set to clear. */
@@ -119,9 +131,9 @@ int sandbox_drop_caps(void)
 		return -errno;
 	/* Already so (systemd's CapabilityBoundingSet= did it): no capset,
 	 * which a unit's SystemCallFilter=~@privileged refuses. */
-	if (eff == (eff & kept_mask()) && prm == (prm & kept_mask()) && inh == 0)
+	if (eff == (eff & keep) && prm == (prm & keep) && inh == 0)
 		return 0;
-	return caps_set(eff & kept_mask(), prm & kept_mask());
+	return caps_set(eff & keep, prm & keep);
 }
 
 /* What the daemon calls, directly or through glibc, libsystemd (sd-event,

@@ -33,9 +33,11 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bench-conf.h"
 #include "conf.h"
 #include "cookie.h"
 #include "engine.h"
+#include "../unit/fixture.h"
 #include "procmon.h"
 #include "sched_core.h"
 
@@ -160,23 +162,6 @@ long syscall(long number, ...)
 static char root[64], proc[128];
 static char status_text[4096]; /* our own, as a realistically sized status */
 
-static void put(const char *text, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void put(const char *text, const char *fmt, ...)
-{
-	char path[512];
-	va_list ap;
-	FILE *f;
-
-	va_start(ap, fmt);
-	vsnprintf(path, sizeof(path), fmt, ap);
-	va_end(ap);
-	f = fopen(path, "w");
-	if (!f || fputs(text, f) < 0 || fclose(f) != 0) {
-		perror(path);
-		exit(2);
-	}
-}
-
 /* A full 52-field stat line, as long as a real one. */
 static void fake_process(pid_t pid, pid_t ppid, const char *comm, const char *exe, uint64_t start)
 {
@@ -193,21 +178,14 @@ static void fake_process(pid_t pid, pid_t ppid, const char *comm, const char *ex
 		 " 0 0 0 0 17 1 0 0 0 0 0 94425168059440 94425168061056 94425858674688 140729056676490"
 		 " 140729056676510 140729056676510 140729056677867 0\n",
 		 pid, comm, ppid, ppid, ppid, start);
-	put(text, "%s/%d/stat", proc, pid);
-	put(status_text, "%s/%d/status", proc, pid);
-	put("0::/user.slice/user-1000.slice/session-1.scope\n", "%s/%d/cgroup", proc, pid);
+	fixture_put(text, "%s/%d/stat", proc, pid);
+	fixture_put(status_text, "%s/%d/status", proc, pid);
+	fixture_put("0::/user.slice/user-1000.slice/session-1.scope\n", "%s/%d/cgroup", proc, pid);
 	snprintf(path, sizeof(path), "%s/%d/exe", proc, pid);
 	if (symlink(exe, path) < 0) {
 		perror(path);
 		exit(2);
 	}
-}
-
-static int rm_one(const char *path, const struct stat *st, int type, struct FTW *ftw)
-{
-	(void)st;
-	(void)ftw;
-	return type == FTW_DP ? rmdir(path) : unlink(path);
 }
 
 static void read_own_status(void)
@@ -267,28 +245,6 @@ static void exe_for(int i, int groups, bool globs, char *exe, size_t size, char 
 		snprintf(exe, size, "/usr/bin/app%d", g);
 		snprintf(comm, csize, "app%d", g);
 	}
-}
-
-/* ---- the configuration (the groups bench-match uses) --------------------- */
-
-static char *make_conf(int n, bool globs)
-{
-	size_t cap = (size_t)n * 160 + 64, len = 0;
-	char *s = malloc(cap);
-
-	if (!s)
-		return NULL;
-	len += (size_t)snprintf(s + len, cap - len, "[Daemon]\nReconcileSec=0\n");
-	for (int i = 0; i < n; i++) {
-		len += (size_t)snprintf(s + len, cap - len, "[Group g%d]\n", i);
-		if (globs && i % 10 == 5)
-			len += (size_t)snprintf(s + len, cap - len, "MatchExe=/opt/app%d/bin/*\n", i);
-		else
-			len += (size_t)snprintf(s + len, cap - len, "MatchExe=/usr/bin/app%d\n", i);
-		if (i % 7 == 3)
-			len += (size_t)snprintf(s + len, cap - len, "MatchComm=app%d\n", i);
-	}
-	return s;
 }
 
 /* ---- recording and replaying --------------------------------------------- */
@@ -391,7 +347,7 @@ static void setup_processes(struct setup *s, int groups, bool globs)
 
 static int setup_engine(struct setup *s, int groups, bool globs)
 {
-	char *text = make_conf(groups, globs), *err = NULL;
+	char *text = bench_make_conf(groups, globs), *err = NULL;
 	struct procmon_event shell = { PROCMON_EXEC, s->pids[0], s->pids[0], 0, 0, 0 };
 	struct conf *c = NULL;
 	int r;
@@ -502,6 +458,6 @@ int main(int argc, char **argv)
 	}
 	read_own_status();
 	rc = run(cycles, groups, n, globs);
-	nftw(root, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+	fixture_rm_rf(root);
 	return rc < 0 ? 1 : 0;
 }

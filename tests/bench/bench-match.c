@@ -10,6 +10,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "bench-conf.h"
 #include "conf.h"
 
 static double now_ns(void)
@@ -18,27 +19,6 @@ static double now_ns(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
-}
-
-/* n groups; every tenth uses a glob, every seventh adds MatchComm=. */
-static char *make_conf(int n, int globs)
-{
-	size_t cap = (size_t)n * 160 + 64, len = 0;
-	char *s = malloc(cap);
-
-	if (!s)
-		return NULL;
-	len += (size_t)snprintf(s + len, cap - len, "[Daemon]\nReconcileSec=0\n");
-	for (int i = 0; i < n; i++) {
-		len += (size_t)snprintf(s + len, cap - len, "[Group g%d]\n", i);
-		if (globs && i % 10 == 5)
-			len += (size_t)snprintf(s + len, cap - len, "MatchExe=/opt/app%d/bin/*\n", i);
-		else
-			len += (size_t)snprintf(s + len, cap - len, "MatchExe=/usr/bin/app%d\n", i);
-		if (i % 7 == 3)
-			len += (size_t)snprintf(s + len, cap - len, "MatchComm=app%d\n", i);
-	}
-	return s;
 }
 
 static int cmp_double(const void *a, const void *b)
@@ -72,7 +52,7 @@ static double time_match(const struct conf *c, const struct match_input *in, lon
 
 static int bench(int n, int globs, long iters, double *ret_last, double *ret_none)
 {
-	char *text = make_conf(n, globs), *err = NULL, exe[64];
+	char *text = bench_make_conf(n, globs), *err = NULL, exe[64];
 	struct match_input in = { .comm = "x", .uid = 1000, .gid = 1000, .cgroup = "/user.slice" };
 	struct conf *c = NULL;
 	int hit_last, hit_none;

@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "fixture.h"
 #include "forceidle.h"
 #include "unit.h"
 
@@ -81,29 +82,6 @@ static char *tmpdir_new(void)
 	return d;
 }
 
-static int rm_one(const char *path, const struct stat *st, int type, struct FTW *ftw)
-{
-	(void)st;
-	(void)ftw;
-	return type == FTW_DP ? rmdir(path) : unlink(path);
-}
-
-static void rm_rf(const char *path)
-{
-	if (nftw(path, rm_one, 16, FTW_DEPTH | FTW_PHYS) != 0)
-		fprintf(stderr, "  could not remove %s\n", path);
-}
-
-static void write_file(const char *path, const char *text)
-{
-	FILE *f = fopen(path, "w");
-
-	if (!f || fputs(text, f) < 0 || fclose(f) != 0) {
-		perror(path);
-		exit(2);
-	}
-}
-
 static void mkdirf(const char *fmt, const char *root, const char *rest)
 {
 	char p[4096];
@@ -128,7 +106,7 @@ static void write_sched(const char *root, const char *rel, uint64_t sum_ns, int6
 		snprintf(text + n, sizeof(text) - (size_t)n, "%-45s:%14" PRId64 ".%06" PRId64 "\n",
 			 "core_forceidle_sum", forceidle_ns / 1000000, forceidle_ns % 1000000);
 	snprintf(path, sizeof(path), "%s/%s", root, rel);
-	write_file(path, text);
+	fixture_put(text, "%s", path);
 }
 
 static int count_entries(const char *dir)
@@ -292,7 +270,7 @@ static void read_process_fake_tree(void)
 	CHECK(fi_read_process(root, 42, &s) == 0);
 	CHECK(s.nr_threads == 3 && !s.has_forceidle && s.forceidle_ns == 0);
 	CHECK(s.sum_exec_ns == UINT64_C(1181954335) + UINT64_C(2000000001) + 1000);
-	rm_rf(root);
+	fixture_rm_rf(root);
 	free(root);
 }
 
@@ -311,7 +289,7 @@ static void read_process_gone_or_broken(void)
 	CHECK(fi_read_process(root, 50, &s) == -ESRCH);
 	/* A sched file we cannot parse is an error, not a skipped thread. */
 	snprintf(path, sizeof(path), "%s/42/task/44/sched", root);
-	write_file(path, "garbage\n");
+	fixture_put("garbage\n", "%s", path);
 	CHECK(fi_read_process(root, 42, &s) == -EBADMSG);
 	/* Reads are bounded. */
 	{
@@ -319,11 +297,11 @@ static void read_process_gone_or_broken(void)
 
 		memset(big, ' ', sizeof(big) - 1);
 		big[sizeof(big) - 1] = '\0';
-		write_file(path, big);
+		fixture_put(big, "%s", path);
 		CHECK(fi_read_process(root, 42, &s) == -EFBIG);
 	}
 	CHECK(s.sum_exec_ns == 9);
-	rm_rf(root);
+	fixture_rm_rf(root);
 	free(root);
 }
 
@@ -334,11 +312,11 @@ static void read_cgroup_and_host(void)
 	struct fi_cg_sample c = { 0 };
 
 	snprintf(path, sizeof(path), "%s/cpu.stat", root);
-	write_file(path, cpu_stat_sample);
+	fixture_put(cpu_stat_sample, "%s", path);
 	mkdirf("%s/%s", root, "system.slice");
 	mkdirf("%s/%s", root, "system.slice/x.service");
 	snprintf(path, sizeof(path), "%s/system.slice/x.service/cpu.stat", root);
-	write_file(path, "usage_usec 7\ncore_sched.force_idle_usec 3\n");
+	fixture_put("usage_usec 7\ncore_sched.force_idle_usec 3\n", "%s", path);
 
 	CHECK(fi_read_cgroup(root, "/system.slice/x.service", &c) == 0);
 	CHECK(c.usage_ns == 7000 && c.forceidle_ns == 3000);
@@ -350,7 +328,7 @@ static void read_cgroup_and_host(void)
 	CHECK(fi_read_cgroup(root, "/system.slice/../../etc", &c) == -EINVAL);
 	CHECK(fi_read_cgroup(root, "..", &c) == -EINVAL);
 	CHECK(c.usage_ns == UINT64_C(2463112000));
-	rm_rf(root);
+	fixture_rm_rf(root);
 	free(root);
 }
 
@@ -676,7 +654,7 @@ static void metrics_write_atomic(void)
 	CHECK(fi_metrics_write(sub, "a 1\n") == -EINVAL);
 	CHECK_STREQ(slurp(path), "# TYPE b gauge\nb 2\n");
 	umask(old);
-	rm_rf(dir);
+	fixture_rm_rf(dir);
 	free(dir);
 }
 

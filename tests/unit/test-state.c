@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
+#define _GNU_SOURCE /* nftw() with FTW_DEPTH, in fixture.h */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -7,20 +8,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "fixture.h"
 #include "state.h"
 #include "unit.h"
 
 static char dir[64];
-
-static void put(const char *path, const char *text)
-{
-	FILE *f = fopen(path, "w");
-
-	if (!f || fputs(text, f) < 0 || fclose(f) != 0) {
-		perror(path);
-		exit(2);
-	}
-}
 
 static struct state_entry entry(pid_t pid, uint64_t start, enum origin o, const char *group, const char *key)
 {
@@ -103,7 +95,7 @@ static void test_save_load(void)
 	snprintf(path, sizeof(path), "%s/coreschedd.state", dir);
 	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
 	CHECK(state_load(path, &sf) == -ENOENT && !sf);
-	put(path, "old contents\n");
+	fixture_put("old contents\n", "%s", path);
 	CHECK(state_save(path, v, 3) == 0);
 	CHECK(access(tmp, F_OK) < 0); /* the temporary file was renamed */
 	CHECK(state_load(path, &sf) == 0);
@@ -140,7 +132,7 @@ static void test_load_skips_bad_lines(void)
 	memset(p, 'x', long_len); /* line 5: over-long */
 	p += long_len;
 	sprintf(p, "\n22 202 hook ctr /pod\n\x01\x02\n23 203 inherited web -"); /* no final newline */
-	put(path, text);
+	fixture_put(text, "%s", path);
 	free(text);
 	CHECK(state_load(path, &sf) == 0);
 	CHECK(sf && sf->n == 4);
@@ -164,7 +156,7 @@ static void fake_stat(const char *proc, pid_t pid, uint64_t start)
 	snprintf(path, sizeof(path), "%s/%d/stat", proc, pid);
 	snprintf(text, sizeof(text), "%d (w) S 1 %d %d 0 -1 4194304 0 0 0 0 0 0 0 0 20 0 1 0 %" PRIu64 " 0 0\n",
 		 pid, pid, pid, start);
-	put(path, text);
+	fixture_put(text, "%s", path);
 }
 
 static void test_prune_stale(void)

@@ -13,6 +13,7 @@
 
 #include "conf.h"
 #include "engine.h"
+#include "fixture.h"
 #include "log.h"
 #include "stats-internal.h"
 #include "stats.h"
@@ -28,36 +29,6 @@
 static char root[64], proc[128], cg[128], sysctl[128], prom[128];
 
 /* ---- a fake /proc and /sys/fs/cgroup ---- */
-
-static int rm_one(const char *path, const struct stat *st, int type, struct FTW *ftw)
-{
-	(void)st;
-	(void)ftw;
-	return type == FTW_DP ? rmdir(path) : unlink(path);
-}
-
-static void rm_rf(const char *path)
-{
-	if (nftw(path, rm_one, 16, FTW_DEPTH | FTW_PHYS) != 0)
-		fprintf(stderr, "  could not remove %s\n", path);
-}
-
-static void put(const char *text, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void put(const char *text, const char *fmt, ...)
-{
-	char path[512];
-	va_list ap;
-	FILE *f;
-
-	va_start(ap, fmt);
-	vsnprintf(path, sizeof(path), fmt, ap);
-	va_end(ap);
-	f = fopen(path, "w");
-	if (!f || fputs(text, f) < 0 || fclose(f) != 0) {
-		perror(path);
-		exit(2);
-	}
-}
 
 static void mkdirs(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 static void mkdirs(const char *fmt, ...)
@@ -89,7 +60,7 @@ static void rm_pid(pid_t pid)
 	char dir[256];
 
 	snprintf(dir, sizeof(dir), "%s/%d", proc, pid);
-	rm_rf(dir);
+	fixture_rm_rf(dir);
 }
 
 static char *slurp(const char *path)
@@ -115,10 +86,10 @@ static void fake_proc(pid_t pid, const char *comm, const char *cgroup, uint64_t 
 	snprintf(text, sizeof(text),
 		 "%d (%s) S 1 %d %d 0 -1 4194304 0 0 0 0 0 0 0 0 20 0 1 0 %" PRIu64 " 0 0\n", pid, comm, pid,
 		 pid, start);
-	put(text, "%s/%d/stat", proc, pid);
-	put("Name:\tx\nUid:\t1000\t1000\t1000\t1000\nGid:\t1000\t1000\t1000\t1000\n", "%s/%d/status", proc, pid);
+	fixture_put(text, "%s/%d/stat", proc, pid);
+	fixture_put("Name:\tx\nUid:\t1000\t1000\t1000\t1000\nGid:\t1000\t1000\t1000\t1000\n", "%s/%d/status", proc, pid);
 	snprintf(text, sizeof(text), "0::%s\n", cgroup);
-	put(text, "%s/%d/cgroup", proc, pid);
+	fixture_put(text, "%s/%d/cgroup", proc, pid);
 }
 
 static void fake_sched(pid_t pid, uint64_t sum_ns, uint64_t forceidle_ns)
@@ -129,7 +100,7 @@ static void fake_sched(pid_t pid, uint64_t sum_ns, uint64_t forceidle_ns)
 		 "x (%d, #threads: 1)\n---\n%-45s:%14" PRIu64 ".%06" PRIu64 "\n%-45s:%14" PRIu64 ".%06" PRIu64 "\n",
 		 pid, "se.sum_exec_runtime", sum_ns / MS, sum_ns % MS, "core_forceidle_sum", forceidle_ns / MS,
 		 forceidle_ns % MS);
-	put(text, "%s/%d/task/%d/sched", proc, pid, pid);
+	fixture_put(text, "%s/%d/task/%d/sched", proc, pid, pid);
 }
 
 static void fake_cpu_stat(const char *cgpath, uint64_t usage_us, uint64_t forceidle_us)
@@ -139,7 +110,7 @@ static void fake_cpu_stat(const char *cgpath, uint64_t usage_us, uint64_t forcei
 	mkdirs("%s%s", cg, cgpath);
 	snprintf(text, sizeof(text), "usage_usec %" PRIu64 "\nuser_usec 0\nsystem_usec 0\n"
 		 "core_sched.force_idle_usec %" PRIu64 "\n", usage_us, forceidle_us);
-	put(text, "%s%s/cpu.stat", cg, cgpath);
+	fixture_put(text, "%s%s/cpu.stat", cg, cgpath);
 }
 
 static void fresh_tree(void)
@@ -155,7 +126,7 @@ static void fresh_tree(void)
 	snprintf(prom, sizeof(prom), "%s/coresched.prom", root);
 	mkdirs("%s", proc);
 	fake_cpu_stat("", 1000000, 100000);
-	put("0\n", "%s", sysctl);
+	fixture_put("0\n", "%s", sysctl);
 }
 
 static struct conf *conf_text(const char *extra)
@@ -315,7 +286,7 @@ static void test_engine_keys(void)
 	s = stats_free(s);
 	CHECK_STREQ(slurp(sysctl), "0\n");
 	engine_free(e);
-	rm_rf(root);
+	fixture_rm_rf(root);
 }
 
 /* Keys built by hand: a kernel without core scheduling cannot give the
@@ -368,7 +339,7 @@ static void test_cgroup_key(void)
 
 	stats_free(s);
 	engine_free(e);
-	rm_rf(root);
+	fixture_rm_rf(root);
 }
 
 /* A new key object under the same name continues the old totals. */
@@ -405,7 +376,7 @@ static void test_key_recreated(void)
 	stats_free(s);
 	free(k);
 	engine_free(e);
-	rm_rf(root);
+	fixture_rm_rf(root);
 }
 
 static uint64_t boot_ticks_now(void)
@@ -453,7 +424,7 @@ static void test_missed_sample_counts_once(void)
 
 	stats_free(s);
 	engine_free(e);
-	rm_rf(root);
+	fixture_rm_rf(root);
 }
 
 /* The exit event's reading keeps what a task accrued since its last
@@ -492,7 +463,7 @@ static void test_exit_reading(void)
 
 	stats_free(s);
 	engine_free(e);
-	rm_rf(root);
+	fixture_rm_rf(root);
 }
 
 static void test_schedstats_missing(void)
@@ -511,7 +482,7 @@ static void test_schedstats_missing(void)
 	stats_free(s);
 	CHECK(access(path, F_OK) < 0);
 	engine_free(e);
-	rm_rf(root);
+	fixture_rm_rf(root);
 }
 
 /* Switching accounting off in a reload gives the kernel switch back. */
@@ -539,11 +510,11 @@ static void test_reconfigure(void)
 	stats_reconfigure(s, c);
 	CHECK_STREQ(slurp(sysctl), "0\n");
 	CHECK(!json_object_get_boolean(top(s, "schedstats")));
-	put("1\n", "%s", sysctl); /* someone else's now: not ours to undo */
+	fixture_put("1\n", "%s", sysctl); /* someone else's now: not ours to undo */
 	stats_free(s);
 	CHECK_STREQ(slurp(sysctl), "1\n");
 	engine_free(e);
-	rm_rf(root);
+	fixture_rm_rf(root);
 }
 
 /* The timer samples on its own and writes the textfile each time. */
@@ -569,7 +540,7 @@ static void test_timer(void)
 	stats_free(s);
 	sd_event_unref(ev);
 	engine_free(e);
-	rm_rf(root);
+	fixture_rm_rf(root);
 }
 
 int main(void)

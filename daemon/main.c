@@ -166,7 +166,7 @@ static int setup_kernel(void)
  * CAP_SYS_ADMIN later (the schedstats switch) goes to the keeper first. */
 static int setup_privileges(void)
 {
-	int r = keeper_start("/proc/sys/kernel/sched_schedstats");
+	int r = keeper_start(STATS_SCHEDSTATS_SYSCTL);
 
 	if (r < 0 && r != -EPERM && r != -ENOENT)
 		log_errno(LOG_WARNING, r, "Failed to start the schedstats keeper: %m; "

@@ -213,7 +213,7 @@ int stats_new_with_roots(sd_event *e, struct engine *engine, const char *proc_ro
 
 int stats_new(sd_event *e, struct engine *engine, struct stats **ret)
 {
-	return stats_new_with_roots(e, engine, "/proc", "/sys/fs/cgroup", "/proc/sys/kernel/sched_schedstats", ret);
+	return stats_new_with_roots(e, engine, "/proc", "/sys/fs/cgroup", STATS_SCHEDSTATS_SYSCTL, ret);
 }
 
 struct stats *stats_free(struct stats *s)

@@ -11,6 +11,9 @@
 
 struct stats;
 
+/* The kernel switch forced-idle accounting needs (CAP_SYS_ADMIN to write). */
+#define STATS_SCHEDSTATS_SYSCTL "/proc/sys/kernel/sched_schedstats"
+
 /* Starts sampling per the engine's configuration ([Daemon]
  * ForceIdleAccounting=, StatsIntervalSec=, MetricsFile=); turns
  * kernel.sched_schedstats on when accounting is wanted and it is off. */

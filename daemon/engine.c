@@ -572,31 +572,32 @@ static void key_name_for(const struct group *g, const struct task *t, char *buf,
 	}
 }
 
-/* An explicit decision about pid: the key of group g named keyname (or as
- * g's Per= names it), or cookie 0 without g. The pidfd, open throughout,
- * proves that the process read is the one acted on. */
-static int place(struct engine *e, pid_t pid, const struct group *g, const char *keyname, enum origin origin)
+/* An explicit decision about one process: the key of group g named
+ * req->key (or as g's Per= names it), or cookie 0 without g. The pidfd,
+ * open throughout, proves that the process read is the one acted on. */
+static int place(struct engine *e, const struct engine_place *req, const struct group *g)
 {
 	char name[MATCH_KEY_MAX];
 	struct procinfo pi;
 	struct task *t;
 	struct key *k = NULL;
 	bool changed;
-	int fd, r;
+	int fd = req->pidfd, r;
 
-	if (pid == e->self)
+	if (req->pid == e->self)
 		return -EPERM;
-	fd = pidfd_open_(pid);
-	if (fd < 0)
+	if (fd < 0 && (fd = pidfd_open_(req->pid)) < 0)
 		return -errno;
-	r = procinfo_read(e->proc_root, pid, &pi);
+	r = procinfo_read(e->proc_root, req->pid, &pi);
 	if (r >= 0 && g && pi.kernel_thread)
 		r = -EPERM;
+	if (r >= 0 && req->authorize)
+		r = req->authorize(req->userdata, req->pid, engine_task(e, req->pid));
 	if (r >= 0)
 		r = engine_task_upsert(e, &pi, &t, &changed);
 	if (r >= 0 && g) {
-		if (keyname)
-			snprintf(name, sizeof(name), "%s", keyname);
+		if (req->key)
+			snprintf(name, sizeof(name), "%s", req->key);
 		else
 			key_name_for(g, t, name, sizeof(name));
 		r = engine_key_get(e, g, name, 0, &k);
@@ -605,27 +606,40 @@ static int place(struct engine *e, pid_t pid, const struct group *g, const char 
 		if (g || t->recorded)
 			e->state_dirty = true;
 		engine_task_set_key(t, k);
-		t->origin = origin;
+		t->origin = req->origin;
+		t->placer = req->placer;
 		if (!g)
 			t->cookie = (sc_cookie)-1; /* clear even what reads 0 now */
 		r = engine_ensure(e, t, false);
 		if (r >= 0 && !pidfd_alive(fd))
 			r = -ESRCH;
 	}
-	close(fd);
+	if (fd != req->pidfd)
+		close(fd);
 	return r < 0 ? r : 0;
+}
+
+int engine_place(struct engine *e, const struct engine_place *req)
+{
+	const struct group *g = NULL;
+
+	if (req->group && !(g = conf_find_group(e->conf, req->group)))
+		return -ENOENT;
+	return place(e, req, g);
 }
 
 int engine_assign(struct engine *e, pid_t pid, const char *group, const char *keyname, enum origin origin)
 {
-	const struct group *g = conf_find_group(e->conf, group);
+	struct engine_place req = { .pid = pid, .pidfd = -1, .group = group, .key = keyname, .origin = origin };
 
-	return g ? place(e, pid, g, keyname, origin) : -ENOENT;
+	return group ? engine_place(e, &req) : -ENOENT;
 }
 
 int engine_clear(struct engine *e, pid_t pid)
 {
-	return place(e, pid, NULL, NULL, ORIGIN_NONE);
+	struct engine_place req = { .pid = pid, .pidfd = -1, .origin = ORIGIN_NONE };
+
+	return engine_place(e, &req);
 }
 
 /* ---- life cycle and queries ---- */

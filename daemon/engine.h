@@ -51,6 +51,7 @@ struct task {
 	uint64_t generation;
 	bool unsettled;      /* the last evaluation failed: the next scan retries */
 	bool recorded;       /* in the state file: its exit changes the file */
+	uid_t placer;        /* explicit placements: the uid that asked (0: root) */
 };
 
 struct engine_counters {
@@ -82,11 +83,26 @@ int engine_scan(struct engine *e, bool adopt, bool verify);
 /* Events were lost: rescan everything. */
 int engine_resync(struct engine *e);
 
-/* Explicit placement (control socket): put pid's thread group into group
- * (key per the group's Per=, or `key` when non-NULL). Sticky, inherited by
- * children. Returns 0 or a negative errno (-ESRCH, -ENOENT no such group). */
+/* An explicit decision about one process (control socket, hook). */
+struct engine_place {
+	pid_t pid;
+	int pidfd;            /* the caller's pidfd of pid, or -1: the engine opens one */
+	const char *group;    /* NULL: back to cookie 0, placement forgotten */
+	const char *key;      /* NULL: as the group's Per= names it */
+	enum origin origin;
+	uid_t placer;         /* recorded on the task: who placed it */
+	/* Called with the target's pidfd open, after it was read and before
+	 * anything changes; current is the task as the table knew it (NULL:
+	 * new to it). The pidfd is checked alive after the action, so what
+	 * authorize() read is what was acted on. 0 or a negative errno. */
+	int (*authorize)(void *userdata, pid_t pid, const struct task *current);
+	void *userdata;
+};
+/* Sticky, inherited by children. Returns 0 or a negative errno (-ESRCH,
+ * -ENOENT no such group, or what authorize() returned). */
+int engine_place(struct engine *e, const struct engine_place *req);
+/* Shorthands with no authorization, placer root. */
 int engine_assign(struct engine *e, pid_t pid, const char *group, const char *key, enum origin origin);
-/* Return pid to cookie 0 and forget any explicit placement. */
 int engine_clear(struct engine *e, pid_t pid);
 
 /* Keep explicit placements in path across restarts (NULL: nowhere). Set

@@ -163,15 +163,30 @@ static int parse_per(struct conf_loader *ld, const struct conf_key *k, void *bas
 	return parse_enum(ld, k, base, value, per_modes, 4, "group|user|cgroup|process");
 }
 
-static int parse_fail_mode(struct conf_loader *ld, const struct conf_key *k, void *base, const char *value)
+/* A boolean spelled as two words: modes[1] is true. */
+static int parse_two(struct conf_loader *ld, const struct conf_key *k, void *base, const char *value,
+		     const char *const modes[2], const char *expected)
 {
-	static const char *const modes[] = { "closed", "open" };
 	int v = *value ? lookup(modes, 2, value) : (int)k->def;
 
 	if (v < 0)
-		return conf_fail(ld, "%s: invalid value '%s' (expected open|closed)", k->name, value);
+		return conf_fail(ld, "%s: invalid value '%s' (expected %s)", k->name, value, expected);
 	*FIELD(base, k, bool) = v == 1;
 	return 0;
+}
+
+static int parse_fail_mode(struct conf_loader *ld, const struct conf_key *k, void *base, const char *value)
+{
+	static const char *const modes[] = { "closed", "open" };
+
+	return parse_two(ld, k, base, value, modes, "open|closed");
+}
+
+static int parse_unmatched(struct conf_loader *ld, const struct conf_key *k, void *base, const char *value)
+{
+	static const char *const modes[] = { "keep", "clear" };
+
+	return parse_two(ld, k, base, value, modes, "keep|clear");
 }
 
 static int set_string(struct conf_loader *ld, const struct conf_key *k, void *base, const char *value)
@@ -305,6 +320,11 @@ static void print_fail_mode(FILE *f, const struct conf_key *k, const void *base)
 	fprintf(f, "%s=%s\n", k->name, *CFIELD(base, k, bool) ? "open" : "closed");
 }
 
+static void print_unmatched(FILE *f, const struct conf_key *k, const void *base)
+{
+	fprintf(f, "%s=%s\n", k->name, *CFIELD(base, k, bool) ? "clear" : "keep");
+}
+
 /* Unset strings print as "Key=" in [Daemon]/[Container], where every key is
  * spelled out, and not at all in groups. */
 static void print_string(FILE *f, const struct conf_key *k, const void *base)
@@ -376,6 +396,8 @@ static const struct conf_key keys[] = {
 	D("MaxTasks", parse_uint, print_uint, max_tasks, 1, 4194304, 65536),
 	D("MaxKeys", parse_uint, print_uint, max_keys, 1, 65536, 4096),
 	D("ClearForeign", parse_bool, print_bool, clear_foreign, 0, 0, false),
+	D("UnmatchedExec", parse_unmatched, print_unmatched, unmatched_clear, 0, 0, false),
+	D("AllowSchedExt", parse_bool, print_bool, allow_sched_ext, 0, 0, false),
 	D("ControlGroup", parse_control_group, print_control_group, control_gid, 0, 0, 0),
 	D("MaxClients", parse_uint, print_uint, max_clients, 1, 4096, 64),
 	D("MaxClientsPerUser", parse_uint, print_uint, max_clients_per_uid, 1, 4096, 8),

@@ -77,6 +77,8 @@ struct daemon_settings {
 	unsigned max_tasks;          /* MaxTasks=, default 65536 */
 	unsigned max_keys;           /* MaxKeys=, default 4096: live cookies */
 	bool clear_foreign;          /* ClearForeign=, default no */
+	bool unmatched_clear;        /* UnmatchedExec=keep|clear, default keep */
+	bool allow_sched_ext;        /* AllowSchedExt=, default no */
 	bool has_control_gid;
 	gid_t control_gid;           /* ControlGroup= name or gid */
 	unsigned max_clients;        /* MaxClients=, default 64 */

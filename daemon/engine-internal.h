@@ -1,19 +1,29 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* What the engine's files share: the engine itself and the steps of its
- * one path (decide, ensure, the task table). Not for other modules. */
+/* What the engine's files share: the engine itself, the task table (the
+ * one owner of tasks, keys and their member counts: engine-table.c) and
+ * the steps of the one path (decide, ensure). Not for other modules. */
 #pragma once
 
 #include "engine.h"
+#include "engine-sys.h"
 #include "hashmap.h"
 #include "procinfo.h"
 
+/* A cookie the daemon could not read: never equal to a key's cookie, so
+ * the next evaluation acts instead of trusting it. */
+#define COOKIE_UNKNOWN ((sc_cookie)-1)
+
 struct engine {
 	struct conf *conf;
-	char *proc_root;
-	struct hashmap *tasks; /* pid -> struct task */
-	struct hashmap *keys;  /* "group/key" -> struct key */
+	const struct engine_sys *sys;
+	struct engine_sys *own_sys; /* the Linux one, when engine_new() made it */
+	struct hashmap *tasks;     /* pid -> struct task */
+	struct hashmap *keys;      /* "group/key" -> struct key (detached keys are not here) */
+	struct hashmap *by_cookie; /* cookie -> struct key */
 	pid_t self;
 	bool smt_off;
+	bool hazard;           /* sched_ext is loaded and not allowed: no new cookies */
+	bool rescan;           /* SMT came back: a scan must converge what failed */
 	bool adopted;          /* the start-up scan has run */
 	uint64_t generation;
 	struct engine_counters c;
@@ -24,18 +34,47 @@ struct engine {
 	void *exit_userdata;
 };
 
+#define SYS(e, fn, ...) ((e)->sys->fn((e)->sys->userdata, ##__VA_ARGS__))
+
 /* assign, run, hook, or inherited from one of those: sticky. */
 bool engine_origin_explicit(enum origin o);
 
-int engine_key_get(struct engine *e, const struct group *g, const char *name, pid_t adopt_tid,
-		   struct key **ret);
-void engine_task_set_key(struct task *t, struct key *k);
-void engine_task_drop(struct engine *e, struct task *t);
-int engine_task_upsert(struct engine *e, const struct procinfo *pi, struct task **ret, bool *ret_changed);
+/* ---- engine-table.c: the task table; nothing else changes it ---- */
+/* Insert or refresh the process pi describes; a reused pid drops the old
+ * process first. *ret_changed: new, or something rules look at changed. */
+int table_upsert(struct engine *e, const struct procinfo *pi, struct task **ret, bool *ret_changed);
+/* A process known only by pid and start time, described like `like` (a
+ * fork child: until its exec it runs the parent's program). Returns 1 when
+ * it is new, 0 when the table had it already (a scan or a request saw it
+ * first: it is left as it is). */
+int table_add_child(struct engine *e, pid_t pid, uint64_t start, const struct task *like, struct task **ret);
+/* Make t a member of key (group g, name): found, or created with a holder
+ * (adopting adopt_tid's cookie when given). On failure t is unchanged. */
+int table_join(struct engine *e, struct task *t, const struct group *g, const char *name, pid_t adopt_tid);
+/* Make t a member of k, a live key (NULL: none). A key whose last member
+ * leaves is released there and then. */
+void table_set_key(struct engine *e, struct task *t, struct key *k);
+void table_drop(struct engine *e, struct task *t);
+/* A key's cookie became known (Per=process: made by CREATE on a member). */
+void table_key_cookie(struct engine *e, struct key *k, sc_cookie c);
+struct key *table_key_by_cookie(const struct engine *e, sc_cookie c);
+/* Reload: keys whose group went or changed Per=/Trusted= leave the name
+ * map (new keys may take their names); they live on while members hold
+ * them, so no task ever points at freed memory. */
+void table_detach_stale(struct engine *e);
+bool table_key_stale(const struct conf *c, const struct key *k);
+/* Give a Per=process key a holder carrying its cookie (taken from a member
+ * that carries it), so further members can share it. */
+int table_key_hold(struct engine *e, struct key *k);
+void table_free_all(struct engine *e);
+
 void engine_process_key_name(const struct task *t, char *buf, size_t size);
+void engine_key_name_for(const struct group *g, const struct task *t, char *buf, size_t size);
 
 int engine_ensure(struct engine *e, struct task *t, bool repair);
 int engine_evaluate(struct engine *e, struct task *t, bool repair);
+/* A task whose key went stale in a reload (or could not be re-made). */
+void engine_rekey(struct engine *e, struct task *t);
 void engine_note_unexamined(struct engine *e, pid_t pid, int r);
 
 void **engine_snapshot(const struct hashmap *m, size_t *ret_n);
@@ -43,7 +82,6 @@ void **engine_snapshot(const struct hashmap *m, size_t *ret_n);
  * without a key. */
 #define ENGINE_RULE_MAX 512
 const char *engine_rule_of(const struct engine *e, const struct key *k, char *buf, size_t size);
-void engine_release_keys(struct engine *e);
 
 /* engine-state.c: put the explicit placements state_path names back on
  * the tasks in the table (once per path), then rewrite the file. */

@@ -2,50 +2,51 @@
 /* Scans of /proc: the start-up adoption (which keeps the cookies groups
  * already share, and the explicit placements a previous run recorded), the
  * periodic reconcile and the resync after lost events. */
-#include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "cookie.h"
 #include "engine-internal.h"
 #include "log.h"
 
 #define MAX_SCAN 262144
 
+struct thread_check {
+	struct engine *e;
+	sc_cookie want;
+};
+
+static int thread_differs(void *userdata, pid_t tid)
+{
+	struct thread_check *tc = userdata;
+	sc_cookie c;
+
+	return SYS(tc->e, cookie_get, tid, &c) == 0 && c != tc->want ? -EEXIST : 0;
+}
+
 /* Every thread of t must carry the cookie policy wants; a thread that
  * changed its own (CREATE, SHARE_FROM an untagged task) is pulled back. */
 static void verify_threads(struct engine *e, struct task *t)
 {
-	char path[PROCINFO_PATH_MAX], rule[ENGINE_RULE_MAX];
-	struct dirent *d;
-	DIR *dir;
-	sc_cookie want = t->key ? t->key->cookie : 0, c;
-	bool drift = false;
+	struct thread_check tc = { e, t->key ? t->key->cookie : 0 };
+	char rule[ENGINE_RULE_MAX];
 
-	if (t->origin == ORIGIN_FOREIGN || e->smt_off)
+	if (t->origin == ORIGIN_FOREIGN || e->smt_off || (t->key && t->key->per == PER_PROCESS && !tc.want))
 		return;
-	snprintf(path, sizeof(path), "%s/%d/task", e->proc_root, t->pid);
-	dir = opendir(path);
-	if (!dir)
-		return;
-	while (!drift && (d = readdir(dir)))
-		if (d->d_name[0] != '.' && cookie_get(atoi(d->d_name), &c) == 0 && c != want)
-			drift = true;
-	closedir(dir);
-	if (!drift)
+	if (SYS(e, for_each_thread, t->pid, thread_differs, &tc) != -EEXIST)
 		return;
 	if (!t->key && t->origin == ORIGIN_NONE && !e->conf->daemon.clear_foreign) {
-		(void)cookie_get(t->pid, &t->cookie);
+		if (SYS(e, cookie_get, t->pid, &t->cookie) < 0)
+			t->cookie = COOKIE_UNKNOWN;
 		t->origin = ORIGIN_FOREIGN; /* someone else tagged it: not ours to undo */
 		e->c.foreign++;
 		return;
 	}
 	log_task_rule(LOG_INFO, t->pid, t->key ? t->key->group : NULL, engine_rule_of(e, t->key, rule, sizeof(rule)),
 		      "PID %d (%s) left its cookie: repairing", t->pid, t->comm);
-	t->cookie = (sc_cookie)-1; /* force the assignment */
-	(void)engine_ensure(e, t, true);
+	t->cookie = COOKIE_UNKNOWN; /* force the assignment */
+	t->unsettled = engine_ensure(e, t, true) < 0;
 }
 
 struct pending {
@@ -72,11 +73,11 @@ static int scan_one(void *userdata, pid_t pid)
 
 	if (pid == e->self)
 		return 0;
-	r = procinfo_read(e->proc_root, pid, &pi);
+	r = SYS(e, read, pid, &pi);
 	if (r >= 0 && pi.kernel_thread)
 		return 0;
 	if (r >= 0)
-		r = engine_task_upsert(e, &pi, &t, &changed);
+		r = table_upsert(e, &pi, &t, &changed);
 	if (r < 0) {
 		/* Not examined is not gone: keep what we knew of a live task. */
 		if (r != -ESRCH && (t = engine_task(e, pid)))
@@ -101,7 +102,7 @@ static int scan_one(void *userdata, pid_t pid)
 			memcpy(p->key, m.key, sizeof(p->key));
 		return 0;
 	}
-	if ((changed || t->unsettled) && !engine_origin_explicit(t->origin))
+	if (changed || t->unsettled || (t->key && t->key->detached) || t->cookie != (t->key ? t->key->cookie : 0))
 		(void)engine_evaluate(e, t, !changed);
 	else if (s->verify)
 		verify_threads(e, t);
@@ -160,25 +161,29 @@ static void adopt(struct engine *e, struct pending *p, size_t n)
 		struct key *k;
 		unsigned best = 0;
 
-		if (restored(t))
+		if (restored(t) || !p[i].g)
 			continue;
-		if (!p[i].g) {
-			(void)engine_evaluate(e, t, false); /* foreign or none */
-			continue;
-		}
 		snprintf(id, sizeof(id), "%s/%s", p[i].g->name, p[i].key);
 		v = votes ? hashmap_get_str(votes, id) : NULL;
 		for (unsigned j = 1; v && j < 8; j++)
 			if (v->count[j] > v->count[best])
 				best = j;
-		if (engine_key_get(e, p[i].g, p[i].key, v ? v->tid[best] : 0, &k) < 0)
+		if (table_join(e, t, p[i].g, p[i].key, v ? v->tid[best] : 0) < 0) {
+			t->unsettled = true;
 			continue;
-		if (k->per == PER_PROCESS && k->cookie == 0 && t->cookie != 0)
-			k->cookie = t->cookie;
-		engine_task_set_key(t, k);
+		}
+		k = t->key;
+		if (k->per == PER_PROCESS && k->cookie == 0 && t->cookie != 0 && t->cookie != COOKIE_UNKNOWN)
+			table_key_cookie(e, k, t->cookie);
 		t->origin = t->cookie == k->cookie ? ORIGIN_ADOPTED : ORIGIN_RULE;
-		(void)engine_ensure(e, t, false);
+		t->unsettled = engine_ensure(e, t, false) < 0;
 	}
+	/* Then what no group claims: carrying one of the keys' cookies, it is
+	 * a member by inheritance (a helper a member ran); else foreign or
+	 * none. */
+	for (size_t i = 0; i < n; i++)
+		if (!restored(p[i].t) && !p[i].g)
+			(void)engine_evaluate(e, p[i].t, false);
 	if (votes) {
 		hashmap_foreach(votes, free_value, NULL);
 		hashmap_free(votes);
@@ -194,24 +199,8 @@ static void drop_unseen(struct engine *e)
 
 	for (size_t i = 0; i < n; i++)
 		if (((struct task *)v[i])->generation != e->generation)
-			engine_task_drop(e, v[i]);
+			table_drop(e, v[i]);
 	free(v);
-}
-
-static void smt_check(struct engine *e)
-{
-	FILE *f = fopen("/sys/devices/system/cpu/smt/active", "re");
-	int active = 0;
-
-	if (f) {
-		if (fscanf(f, "%d", &active) != 1)
-			active = 0;
-		fclose(f);
-	}
-	if (e->smt_off && active == 1) {
-		e->smt_off = false;
-		log_notice("SMT is back on: reconciling");
-	}
 }
 
 int engine_scan(struct engine *e, bool adopt_cookies, bool verify)
@@ -219,7 +208,11 @@ int engine_scan(struct engine *e, bool adopt_cookies, bool verify)
 	struct scan s = { .e = e, .adopt = adopt_cookies, .verify = verify };
 	int r;
 
-	smt_check(e);
+	e->rescan = false;
+	if (e->smt_off && SYS(e, smt_active) == 1) {
+		e->smt_off = false;
+		log_notice("SMT is back on: reconciling");
+	}
 	e->generation++;
 	if (adopt_cookies) {
 		s.max_pending = MAX_SCAN;
@@ -227,7 +220,7 @@ int engine_scan(struct engine *e, bool adopt_cookies, bool verify)
 		if (!s.pending)
 			return -ENOMEM;
 	}
-	r = procinfo_for_each_pid(e->proc_root, scan_one, &s);
+	r = SYS(e, for_each_pid, scan_one, &s);
 	if (r >= 0)
 		drop_unseen(e);
 	if (adopt_cookies) {
@@ -236,10 +229,8 @@ int engine_scan(struct engine *e, bool adopt_cookies, bool verify)
 		e->adopted = true;
 	}
 	free(s.pending);
-	if (verify) {
+	if (verify)
 		e->c.reconciles++;
-		engine_release_keys(e);
-	}
 	return r;
 }
 

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "engine-internal.h"
+#include "containers.h"
 #include "log.h"
 #include "state.h"
 
@@ -99,26 +100,44 @@ int engine_set_state_file(struct engine *e, const char *path)
 }
 
 /* The key an entry names, holding the cookie its process carries now. */
-static int restore_key(struct engine *e, const struct group *g, const struct state_entry *en,
-		       struct task *t, struct key **ret)
+static int restore_key(struct engine *e, const struct group *g, const struct state_entry *en, struct task *t)
 {
-	struct key *k;
+	bool carries = t->cookie != 0 && t->cookie != COOKIE_UNKNOWN;
 	int r;
 
-	r = engine_key_get(e, g, en->key, t->cookie != 0 && !g->trusted ? t->pid : 0, &k);
+	r = table_join(e, t, g, en->key, carries && !g->trusted ? t->pid : 0);
 	if (r < 0)
 		return r;
-	if (k->per == PER_PROCESS && k->cookie == 0 && t->cookie != 0)
-		k->cookie = t->cookie;
-	*ret = k;
+	if (t->key->per == PER_PROCESS && t->key->cookie == 0 && carries)
+		table_key_cookie(e, t->key, t->cookie);
 	return 0;
+}
+
+/* A container's processes are found by its cgroup: a `runc exec` after a
+ * restart must join the container as before. The hooked process's cgroup
+ * is the container's when nothing else in it carries another cookie. */
+static void restore_container(struct engine *e, const struct task *t)
+{
+	size_t n;
+	void **v;
+	bool own = t->cgroup && *t->cgroup && strcmp(t->cgroup, "/") != 0;
+
+	v = own ? engine_snapshot(e->tasks, &n) : NULL;
+	for (size_t i = 0; v && own && i < n; i++) {
+		const struct task *o = v[i];
+
+		if (o->cgroup && containers_within(o->cgroup, t->cgroup) && o->cookie != t->cookie)
+			own = false;
+	}
+	if (v && own)
+		containers_remember(t->cgroup, t->key->group, t->key->name);
+	free(v);
 }
 
 static int restore_one(struct engine *e, const struct state_entry *en, struct hashmap *by_cookie)
 {
 	struct task *t = engine_task(e, en->pid);
 	const struct group *g;
-	struct key *k;
 	int r;
 
 	if (!t || t->start != en->start)
@@ -134,16 +153,18 @@ static int restore_one(struct engine *e, const struct state_entry *en, struct ha
 		}
 		return 0;
 	}
-	r = restore_key(e, g, en, t, &k);
+	r = restore_key(e, g, en, t);
 	if (r < 0) {
 		log_task(LOG_WARNING, t->pid, g->name, "Failed to restore PID %d (%s) to group '%s': %s, ignoring.",
 			 t->pid, t->comm, g->name, strerror(-r));
+		t->unsettled = true;
 		return 0;
 	}
-	engine_task_set_key(t, k);
 	t->origin = en->origin;
-	(void)engine_ensure(e, t, false);
-	if (t->cookie != 0 && hashmap_put_u64(by_cookie, t->cookie, k) < 0)
+	t->unsettled = engine_ensure(e, t, false) < 0;
+	if (en->origin == ORIGIN_HOOK && !t->unsettled)
+		restore_container(e, t);
+	if (t->cookie != 0 && t->cookie != COOKIE_UNKNOWN && hashmap_put_u64(by_cookie, t->cookie, t->key) < 0)
 		return -ENOMEM;
 	return 1;
 }
@@ -174,7 +195,7 @@ static void restore_inherited(struct engine *e, struct hashmap *by_cookie)
 
 		if (!k || t->key == k || (engine_origin_explicit(t->origin) && t->key) || rules_agree(e, t, k))
 			continue;
-		engine_task_set_key(t, k);
+		table_set_key(e, t, k);
 		t->origin = ORIGIN_INHERITED;
 	}
 	free(v);
@@ -191,7 +212,7 @@ void engine_state_restore(struct engine *e)
 {
 	struct state_file *sf = NULL;
 	struct hashmap *by_cookie;
-	size_t stale;
+	size_t stale = 0;
 	int r, restored = 0;
 
 	if (!e->state_path || e->state_loaded)
@@ -205,9 +226,14 @@ void engine_state_restore(struct engine *e)
 		return;
 	}
 	report_bad_lines(e, sf);
-	stale = state_prune(sf, e->proc_root);
 	by_cookie = hashmap_new(false);
 	for (size_t i = 0; by_cookie && i < sf->n; i++) {
+		const struct task *t = engine_task(e, sf->entries[i].pid);
+
+		if (!t || t->start != sf->entries[i].start) {
+			stale++; /* exited while no daemon ran */
+			continue;
+		}
 		r = restore_one(e, &sf->entries[i], by_cookie);
 		restored += r > 0;
 	}

@@ -3,14 +3,11 @@
  * Scans, reloads and the control socket take the same path. */
 #include <errno.h>
 #include <inttypes.h>
-#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
-#include "cookie.h"
 #include "engine-internal.h"
 #include "log.h"
 #include "containers.h"
@@ -20,6 +17,7 @@ static const char *const origin_names[] = {
 	[ORIGIN_ASSIGN] = "assign",     [ORIGIN_RUN] = "run",
 	[ORIGIN_HOOK] = "hook",         [ORIGIN_INHERITED] = "inherited",
 	[ORIGIN_ADOPTED] = "adopted",   [ORIGIN_FOREIGN] = "foreign",
+	[ORIGIN_STICKY] = "sticky",
 };
 
 const char *origin_to_string(enum origin o)
@@ -32,157 +30,7 @@ bool engine_origin_explicit(enum origin o)
 	return o == ORIGIN_ASSIGN || o == ORIGIN_RUN || o == ORIGIN_HOOK || o == ORIGIN_INHERITED;
 }
 
-/* ---- keys ---- */
-
-static void key_free(struct key *k)
-{
-	if (!k)
-		return;
-	holder_free(k->holder);
-	free(k->id);
-	free(k->group);
-	free(k->name);
-	free(k);
-}
-
-static void key_release(struct engine *e, struct key *k)
-{
-	hashmap_remove_str(e->keys, k->id);
-	key_free(k);
-	e->c.keys_released++;
-}
-
-/* The key (group, name), created on first use. A new key that is neither
- * trusted nor per-process gets a holder: adopting the cookie adopt_tid
- * carries when given (restart), else a fresh one. */
-int engine_key_get(struct engine *e, const struct group *g, const char *name, pid_t adopt_tid,
-		   struct key **ret)
-{
-	char id[MATCH_KEY_MAX + 80];
-	struct key *k;
-	int r;
-
-	snprintf(id, sizeof(id), "%s/%s", g->name, name);
-	k = hashmap_get_str(e->keys, id);
-	if (k) {
-		*ret = k;
-		return 0;
-	}
-	if (hashmap_size(e->keys) >= e->conf->daemon.max_keys)
-		return -ENOSPC;
-	k = calloc(1, sizeof(*k));
-	if (!k || !(k->id = strdup(id)) || !(k->group = strdup(g->name)) || !(k->name = strdup(name))) {
-		key_free(k);
-		return -ENOMEM;
-	}
-	k->per = g->per;
-	k->trusted = g->trusted;
-	if (!g->trusted && g->per != PER_PROCESS) {
-		r = adopt_tid > 0 ? holder_new_adopt(adopt_tid, &k->holder) : -ESRCH;
-		if (r < 0)
-			r = holder_new(&k->holder);
-		if (r < 0) {
-			key_free(k);
-			return r;
-		}
-		k->cookie = holder_cookie(k->holder);
-	}
-	r = hashmap_put_str(e->keys, id, k);
-	if (r < 0) {
-		key_free(k);
-		return r;
-	}
-	e->c.keys_created++;
-	*ret = k;
-	return 0;
-}
-
-/* ---- tasks ---- */
-
-void engine_task_set_key(struct task *t, struct key *k)
-{
-	if (t->key == k)
-		return;
-	if (t->key)
-		t->key->n_tasks--;
-	if (k)
-		k->n_tasks++;
-	t->key = k;
-}
-
-void engine_task_drop(struct engine *e, struct task *t)
-{
-	if (t->recorded)
-		e->state_dirty = true;
-	hashmap_remove_u64(e->tasks, (uint64_t)t->pid);
-	engine_task_set_key(t, NULL);
-	free(t->exe);
-	free(t->cgroup);
-	free(t);
-}
-
-/* The one place a task is allocated, and so the place its failure is
- * injected in tests. */
-static struct task *task_alloc(void)
-{
-	return sc_fault("task") < 0 ? NULL : calloc(1, sizeof(struct task));
-}
-
-static int set_str(char **field, const char *value, bool *changed)
-{
-	char *s;
-
-	if (*field && strcmp(*field, value) == 0)
-		return 0;
-	s = strdup(value);
-	if (!s)
-		return -ENOMEM;
-	free(*field);
-	*field = s;
-	*changed = true;
-	return 0;
-}
-
-/* Insert or refresh the task that pi describes. *ret_new says whether it is
- * a process not seen before (a reused pid counts as new). */
-int engine_task_upsert(struct engine *e, const struct procinfo *pi, struct task **ret, bool *ret_changed)
-{
-	struct task *t = hashmap_get_u64(e->tasks, (uint64_t)pi->pid);
-	bool changed = false;
-	int r;
-
-	if (t && t->start != pi->start_time) {
-		engine_task_drop(e, t);
-		t = NULL;
-	}
-	if (!t) {
-		if (hashmap_size(e->tasks) >= e->conf->daemon.max_tasks)
-			return -ENOSPC;
-		t = task_alloc();
-		if (!t)
-			return -ENOMEM;
-		t->pid = pi->pid;
-		t->start = pi->start_time;
-		r = hashmap_put_u64(e->tasks, (uint64_t)t->pid, t);
-		if (r < 0) {
-			free(t);
-			return r;
-		}
-		(void)cookie_get(t->pid, &t->cookie);
-		changed = true;
-	}
-	if (t->uid != pi->uid || t->gid != pi->gid || strcmp(t->comm, pi->comm) != 0)
-		changed = true;
-	t->uid = pi->uid;
-	t->gid = pi->gid;
-	snprintf(t->comm, sizeof(t->comm), "%s", pi->comm);
-	if (set_str(&t->exe, pi->exe, &changed) < 0 || set_str(&t->cgroup, pi->cgroup, &changed) < 0)
-		return -ENOMEM;
-	*ret = t;
-	*ret_changed = changed;
-	return 0;
-}
-
+/* ---- applying ---- */
 /* ---- applying ---- */
 
 static void note_failure(struct engine *e, struct task *t, int r, const char *what)
@@ -193,49 +41,85 @@ static void note_failure(struct engine *e, struct task *t, int r, const char *wh
 			 what, t->pid, t->comm, strerror(-r));
 		return;
 	}
-	if (r == -ENODEV && !e->smt_off) {
+	if (r == -ENODEV) {
+		if (!e->smt_off)
+			log_warning("SMT is switched off: cookies cannot be set until it is back on");
 		e->smt_off = true;
-		log_warning("SMT is switched off: cookies cannot be set until it is back on");
+		return; /* one message for all: the tick notices SMT coming back */
 	}
 	e->c.errors++;
+	if (r == -EOPNOTSUPP && e->hazard)
+		return; /* said once, loudly, when the scheduler was found */
 	log_task(LOG_WARNING, t->pid, t->key ? t->key->group : NULL, "Failed to %s for PID %d (%s): %s, ignoring.",
 		 what, t->pid, t->comm, strerror(-r));
 }
 
+/* SMT off: every cookie call fails with ENODEV. Look again before acting,
+ * so that SMT coming back on is noticed by the next event. */
+static bool smt_usable(struct engine *e)
+{
+	if (!e->smt_off)
+		return true;
+	if (SYS(e, smt_active) != 1)
+		return false;
+	e->smt_off = false;
+	e->rescan = true;
+	log_notice("SMT is back on: reconciling");
+	return true;
+}
+
+/* The cookie t must carry to join k, made or shared as k needs. */
+static int apply(struct engine *e, struct task *t, struct key *k)
+{
+	int r;
+
+	if (k && !k->trusted && e->hazard)
+		return -EOPNOTSUPP;
+	if (k && k->per == PER_PROCESS && !k->trusted && !k->holder) {
+		if (k->cookie == 0) /* the first member makes the key's cookie */
+			return SYS(e, cookie_create, t->pid);
+		r = table_key_hold(e, k);
+		if (r < 0)
+			return r;
+	}
+	return SYS(e, cookie_assign, k && !k->trusted ? k->holder : NULL, t->pid);
+}
+
 /* Make the kernel agree with t->key: the key's cookie, or 0 without a key
- * (unless the task is foreign). Reads the result back. */
+ * (unless the task is foreign). Reads the result back: what the kernel
+ * says is what the table holds. Returns 1 when it acted. */
 int engine_ensure(struct engine *e, struct task *t, bool repair)
 {
 	struct key *k = t->key;
-	bool fresh_process_cookie = k && k->per == PER_PROCESS && !k->trusted &&
-				    (k->cookie == 0 || t->cookie != k->cookie);
+	bool first = k && k->per == PER_PROCESS && !k->trusted && k->cookie == 0;
 	sc_cookie want = k ? k->cookie : 0;
 	char rule[ENGINE_RULE_MAX];
 	int r;
 
 	if (t->origin == ORIGIN_FOREIGN)
 		return 0;
-	if (!fresh_process_cookie && t->cookie == want)
+	if (!first && t->cookie == want)
 		return 0;
-	if (e->smt_off)
+	if (!smt_usable(e))
 		return -ENODEV;
-	r = fresh_process_cookie ? cookie_create(t->pid) : cookie_assign(k ? k->holder : NULL, t->pid);
+	r = apply(e, t, k);
 	if (r < 0) {
 		note_failure(e, t, r, k ? "assign a cookie" : "clear the cookie");
 		return r;
 	}
-	r = cookie_get(t->pid, &t->cookie);
+	r = SYS(e, cookie_get, t->pid, &t->cookie);
 	if (r < 0) {
+		t->cookie = COOKIE_UNKNOWN;
 		note_failure(e, t, r, "read the cookie back");
 		return r;
 	}
-	if (fresh_process_cookie)
-		k->cookie = t->cookie;
+	if (first && t->cookie != 0)
+		table_key_cookie(e, k, t->cookie);
 	else if (t->cookie != want) {
 		e->c.errors++;
 		log_task_rule(LOG_WARNING, t->pid, k ? k->group : NULL, engine_rule_of(e, k, rule, sizeof(rule)),
-			 "PID %d has cookie 0x%" PRIx64 " after assignment, expected 0x%" PRIx64 ", ignoring.",
-			 t->pid, t->cookie, want);
+			      "PID %d has cookie 0x%" PRIx64 " after assignment, expected 0x%" PRIx64 ", ignoring.",
+			      t->pid, t->cookie, want);
 		return -EIO;
 	}
 	if (k)
@@ -265,6 +149,58 @@ void engine_process_key_name(const struct task *t, char *buf, size_t size)
 	snprintf(buf, size, "%d:%" PRIu64, t->pid, t->start);
 }
 
+void engine_key_name_for(const struct group *g, const struct task *t, char *buf, size_t size)
+{
+	switch (g->per) {
+	case PER_USER: snprintf(buf, size, "%u", (unsigned)t->uid); break;
+	case PER_CGROUP: snprintf(buf, size, "%s", t->cgroup ? t->cgroup : ""); break;
+	case PER_PROCESS: engine_process_key_name(t, buf, size); break;
+	default: buf[0] = 0; break;
+	}
+}
+
+/* No group claims t. The kernel kept its cookie across the exec, and so
+ * does the policy (UnmatchedExec=keep): a member that runs a helper stays
+ * isolated. A key whose group a reload removed lets its members go; one
+ * whose group changed Per= or Trusted= re-keys them within the group. */
+static int unclaimed(struct engine *e, struct task *t)
+{
+	const struct group *g;
+	struct key *k = t->key;
+	char name[MATCH_KEY_MAX];
+
+	if (k && k->detached && (g = conf_find_group(e->conf, k->group))) {
+		engine_key_name_for(g, t, name, sizeof(name));
+		t->origin = ORIGIN_STICKY;
+		return table_join(e, t, g, name, 0);
+	}
+	if (k && !k->detached && !e->conf->daemon.unmatched_clear) {
+		t->origin = ORIGIN_STICKY;
+		return 0;
+	}
+	if (k || t->origin == ORIGIN_RULE || t->origin == ORIGIN_STICKY) {
+		table_set_key(e, t, NULL); /* no longer ours: back to 0 */
+		t->origin = ORIGIN_NONE;
+		return 0;
+	}
+	if (t->cookie == COOKIE_UNKNOWN)
+		return -EAGAIN; /* cannot tell foreign from none: look again */
+	/* It carries one of our keys' cookies (a child whose fork we did not
+	 * see, a restart): a member by inheritance. */
+	if (t->cookie != 0 && (k = table_key_by_cookie(e, t->cookie)) && !e->conf->daemon.unmatched_clear) {
+		table_set_key(e, t, k);
+		t->origin = ORIGIN_STICKY;
+		return 0;
+	}
+	if (t->cookie != 0 && !e->conf->daemon.clear_foreign) {
+		if (t->origin != ORIGIN_FOREIGN)
+			e->c.foreign++;
+		t->origin = ORIGIN_FOREIGN;
+	} else
+		t->origin = ORIGIN_NONE;
+	return 0;
+}
+
 /* Policy: which key t belongs to. Explicit placements are sticky. */
 static int decide(struct engine *e, struct task *t)
 {
@@ -272,40 +208,33 @@ static int decide(struct engine *e, struct task *t)
 	struct match_result m;
 	const struct group *cg;
 	const char *cg_group, *cg_key;
-	struct key *k;
 	int r;
 
-	if (engine_origin_explicit(t->origin) && t->key)
+	if (engine_origin_explicit(t->origin) && t->key && !t->key->detached)
 		return 0;
 	if (!e->conf)
 		return 0;
 	/* Exec'd into a container (a child of the runtime, not of the
 	 * container's init): found by the container's cgroup. */
-	if (containers_lookup(t->cgroup, &cg_group, &cg_key) > 0 &&
-	    (cg = conf_find_group(e->conf, cg_group)) && engine_key_get(e, cg, cg_key, 0, &k) >= 0) {
-		engine_task_set_key(t, k);
+	if (containers_lookup(t->cgroup, &cg_group, &cg_key) > 0 && (cg = conf_find_group(e->conf, cg_group)) &&
+	    table_join(e, t, cg, cg_key, 0) >= 0) {
 		t->origin = ORIGIN_HOOK;
 		return 0;
 	}
-	if (rules_match(e->conf, &in, &m) <= 0) {
-		if (t->key || t->origin == ORIGIN_RULE) {
-			engine_task_set_key(t, NULL); /* no longer ours: back to 0 */
-			t->origin = ORIGIN_NONE;
-		} else if (t->cookie != 0 && !e->conf->daemon.clear_foreign) {
-			if (t->origin != ORIGIN_FOREIGN)
-				e->c.foreign++;
-			t->origin = ORIGIN_FOREIGN;
-		} else
-			t->origin = ORIGIN_NONE;
-		return 0;
+	if (engine_origin_explicit(t->origin) && t->key) {
+		/* Its group changed in a reload: the same name in the new key. */
+		if ((cg = conf_find_group(e->conf, t->key->group)))
+			return table_join(e, t, cg, t->key->name, 0);
+		t->origin = ORIGIN_RULE;
 	}
+	if (rules_match(e->conf, &in, &m) <= 0)
+		return unclaimed(e, t);
 	if (m.group->per == PER_PROCESS)
 		engine_process_key_name(t, m.key, sizeof(m.key));
-	r = engine_key_get(e, m.group, m.key, 0, &k);
+	r = table_join(e, t, m.group, m.key, 0);
 	if (r < 0)
 		return r;
-	engine_task_set_key(t, k);
-	if (t->origin != ORIGIN_ADOPTED || t->cookie != k->cookie)
+	if (t->origin != ORIGIN_ADOPTED || t->cookie != t->key->cookie)
 		t->origin = ORIGIN_RULE;
 	return 0;
 }
@@ -317,33 +246,22 @@ int engine_evaluate(struct engine *e, struct task *t, bool repair)
 {
 	int r = decide(e, t);
 
-	if (r < 0)
+	if (r < 0 && r != -EAGAIN)
 		note_failure(e, t, r, "place the process");
-	else
+	else if (r >= 0)
 		r = engine_ensure(e, t, repair);
 	t->unsettled = r < 0;
 	return r;
 }
 
-/* ---- pid safety ---- */
-
-static int pidfd_open_(pid_t pid)
+void engine_rekey(struct engine *e, struct task *t)
 {
-	int r = sc_fault("pidfd");
-
-	if (r < 0) {
-		errno = -r;
-		return -1;
-	}
-	return (int)syscall(SYS_pidfd_open, pid, 0);
+	if (t->recorded && engine_origin_explicit(t->origin))
+		e->state_dirty = true;
+	(void)engine_evaluate(e, t, false);
 }
 
-static bool pidfd_alive(int fd)
-{
-	struct pollfd p = { .fd = fd, .events = POLLIN };
-
-	return poll(&p, 1, 0) == 0;
-}
+/* ---- the event path ---- */
 
 /* A process that could not be examined: the next scan looks again. */
 void engine_note_unexamined(struct engine *e, pid_t pid, int r)
@@ -371,62 +289,102 @@ static int handle_process(struct engine *e, pid_t pid)
 
 	if (pid == e->self)
 		return 0;
-	fd = pidfd_open_(pid);
+	fd = SYS(e, pidfd_open, pid);
 	if (fd < 0)
-		return -errno;
-	r = procinfo_read(e->proc_root, pid, &pi);
+		return fd;
+	r = SYS(e, read, pid, &pi);
 	if (r >= 0 && !pi.kernel_thread) {
-		r = engine_task_upsert(e, &pi, &t, &changed);
+		r = table_upsert(e, &pi, &t, &changed);
 		if (r >= 0)
 			(void)engine_evaluate(e, t, false);
-		if (!pidfd_alive(fd) && (t = engine_task(e, pid)))
-			engine_task_drop(e, t);
+		if (!SYS(e, pidfd_alive, fd) && (t = engine_task(e, pid)))
+			table_drop(e, t);
 	}
-	close(fd);
+	SYS(e, pidfd_close, fd);
 	return r;
 }
 
-static void on_fork(struct engine *e, const struct procmon_event *ev)
+/* The origin a fork child takes from its parent. */
+static enum origin child_origin(enum origin o)
+{
+	if (engine_origin_explicit(o))
+		return ORIGIN_INHERITED;
+	return o == ORIGIN_ADOPTED ? ORIGIN_RULE : o;
+}
+
+/* The kernel copied the cookie the parent had *when it forked*, which may
+ * be before the daemon placed it (a server forking workers right after its
+ * exec, a shell forking before it was tagged). The child joins the
+ * parent's key, and its own cookie is read and fixed, never assumed. */
+static int on_fork(struct engine *e, const struct procmon_event *ev)
 {
 	struct task *p = engine_task(e, ev->parent_tgid), *t;
 	uint64_t start;
-	int r;
+	int fd, r;
 
 	e->c.forks++;
-	/* The kernel copied the parent's cookie: the child inherits the
-	 * parent's placement without a syscall, unless policy wants a cookie
-	 * per process or the parent is unknown. */
-	if (!p || (p->key && p->key->per == PER_PROCESS && !engine_origin_explicit(p->origin)) ||
-	    p->origin == ORIGIN_FOREIGN || hashmap_size(e->tasks) >= e->conf->daemon.max_tasks ||
-	    procinfo_start_time(e->proc_root, ev->tgid, &start) < 0) {
-		r = handle_process(e, ev->tgid);
-		if (r < 0)
-			engine_note_unexamined(e, ev->tgid, r);
+	/* Unknown or unplaced parents, and Per=process rules (each process
+	 * its own cookie): the child is judged on its own. */
+	if (!p || !p->key || p->unsettled ||
+	    (p->key->per == PER_PROCESS && (p->origin == ORIGIN_RULE || p->origin == ORIGIN_ADOPTED)))
+		return handle_process(e, ev->tgid);
+	fd = SYS(e, pidfd_open, ev->tgid);
+	if (fd < 0)
+		return fd;
+	r = SYS(e, start_time, ev->tgid, &start);
+	if (r >= 0)
+		r = table_add_child(e, ev->tgid, start, p, &t);
+	if (r > 0) { /* new to the table */
+		t->origin = child_origin(p->origin);
+		t->placer = p->placer;
+		table_set_key(e, t, p->key);
+		if (SYS(e, cookie_get, t->pid, &t->cookie) < 0)
+			t->cookie = COOKIE_UNKNOWN;
+	}
+	if (r >= 0) {
+		r = engine_ensure(e, t, false);
+		t->unsettled = r < 0;
+		r = 0;
+		if (!SYS(e, pidfd_alive, fd))
+			table_drop(e, t);
+	}
+	SYS(e, pidfd_close, fd);
+	return r;
+}
+
+/* A thread created while its process was being placed may have copied the
+ * old cookie (it joins the thread list after the copy). */
+static void on_thread(struct engine *e, const struct procmon_event *ev)
+{
+	struct task *t = engine_task(e, ev->tgid);
+	sc_cookie c;
+
+	if (!t || !t->key || t->origin == ORIGIN_FOREIGN || e->smt_off)
+		return;
+	if (SYS(e, cookie_get, ev->pid, &c) == 0 && c != t->key->cookie && t->key->cookie != 0) {
+		t->cookie = COOKIE_UNKNOWN; /* push to every thread again */
+		t->unsettled = engine_ensure(e, t, false) < 0;
+	}
+}
+
+/* A process ends with its last thread, not with its leader: the leader
+ * can exit first (or be replaced by a thread that exec'd). */
+static void on_exit_(struct engine *e, const struct procmon_event *ev)
+{
+	struct task *t = engine_task(e, ev->tgid);
+
+	if (!t || (ev->pid != ev->tgid && !t->leader_gone))
+		return;
+	/* Only a placed process is worth the look: losing an unplaced one
+	 * costs nothing (its next event or the next scan brings it back). */
+	if ((t->key || t->recorded) && SYS(e, process_alive, t->pid, t->start) == 1) {
+		t->leader_gone = true;
 		return;
 	}
-	/* On failure the child is unknown but carries the parent's cookie,
-	 * which is right until its exec; the next scan takes it in. */
-	t = task_alloc();
-	if (!t) {
-		engine_note_unexamined(e, ev->tgid, -ENOMEM);
-		return;
-	}
-	*t = (struct task){ .pid = ev->tgid, .start = start, .uid = p->uid, .gid = p->gid,
-			    .origin = engine_origin_explicit(p->origin) ? ORIGIN_INHERITED : p->origin,
-			    .cookie = p->cookie, .generation = e->generation };
-	memcpy(t->comm, p->comm, sizeof(t->comm));
-	t->exe = strdup(p->exe ? p->exe : "");
-	t->cgroup = strdup(p->cgroup ? p->cgroup : "");
-	if (t->origin == ORIGIN_ADOPTED)
-		t->origin = ORIGIN_RULE;
-	if (!t->exe || !t->cgroup || hashmap_put_u64(e->tasks, (uint64_t)t->pid, t) < 0) {
-		free(t->exe);
-		free(t->cgroup);
-		free(t);
-		engine_note_unexamined(e, ev->tgid, -ENOMEM);
-		return;
-	}
-	engine_task_set_key(t, p->key);
+	e->c.exits++;
+	if (e->exit_hook && t->key)
+		e->exit_hook(e->exit_userdata, t);
+	table_drop(e, t);
 }
 
 void engine_set_exit_hook(struct engine *e, engine_exit_hook fn, void *userdata)
@@ -437,14 +395,15 @@ void engine_set_exit_hook(struct engine *e, engine_exit_hook fn, void *userdata)
 
 void engine_on_event(struct engine *e, const struct procmon_event *ev)
 {
-	struct task *t;
 	int r = 0;
 
 	e->c.events++;
 	switch (ev->kind) {
 	case PROCMON_FORK:
 		if (ev->pid == ev->tgid)
-			on_fork(e, ev);
+			r = on_fork(e, ev);
+		else
+			on_thread(e, ev);
 		break;
 	case PROCMON_EXEC:
 		e->c.execs++;
@@ -456,16 +415,13 @@ void engine_on_event(struct engine *e, const struct procmon_event *ev)
 		r = handle_process(e, ev->tgid);
 		break;
 	case PROCMON_EXIT:
-		if (ev->pid == ev->tgid && (t = engine_task(e, ev->tgid))) {
-			e->c.exits++;
-			if (e->exit_hook && t->key)
-				e->exit_hook(e->exit_userdata, t);
-			engine_task_drop(e, t);
-		}
+		on_exit_(e, ev);
 		break;
 	}
 	if (r < 0)
 		engine_note_unexamined(e, ev->tgid, r);
+	if (e->rescan)
+		(void)engine_scan(e, false, true);
 }
 
 /* The map's values in an array of their own, for walks that change the
@@ -479,80 +435,26 @@ void **engine_snapshot(const struct hashmap *m, size_t *ret_n)
 	return v;
 }
 
-/* Keys without members let their holder go; a Per=group key lives as long
- * as its group does, so the group's cookie outlives its members. */
-static bool key_stale(const struct conf *c, const struct key *k)
-{
-	const struct group *g = conf_find_group(c, k->group);
-
-	return !g || g->per != k->per || g->trusted != k->trusted;
-}
-
-void engine_release_keys(struct engine *e)
-{
-	size_t n;
-	void **v = engine_snapshot(e->keys, &n);
-
-	for (size_t i = 0; i < n; i++) {
-		struct key *k = v[i];
-
-		if (k->n_tasks == 0 && (k->per != PER_GROUP || key_stale(e->conf, k)))
-			key_release(e, k);
-	}
-	free(v);
-}
-
 /* ---- configuration and explicit placement ---- */
 
-/* A task whose key went stale in a reload: an explicit placement moves to
- * the new key of the same group and name; anything else is re-evaluated. */
-static void rekey(struct engine *e, struct task *t, bool stale)
-{
-	const struct group *g = t->key ? conf_find_group(e->conf, t->key->group) : NULL;
-	struct key *k;
-
-	if (engine_origin_explicit(t->origin) && !stale)
-		return;
-	if (engine_origin_explicit(t->origin) && g && engine_key_get(e, g, t->key->name, 0, &k) >= 0) {
-		engine_task_set_key(t, k);
-		(void)engine_ensure(e, t, false);
-		return;
-	}
-	if (engine_origin_explicit(t->origin) || stale)
-		t->origin = ORIGIN_RULE;
-	if (t->recorded)
-		e->state_dirty = true;
-	(void)engine_evaluate(e, t, false);
-}
-
+/* Two phases: stale keys leave the name map (they live while members hold
+ * them), then every task is re-evaluated against the new groups, moving to
+ * new keys; a stale key goes with its last member. A task whose new key
+ * cannot be made keeps the old one, cookie included, and stays unsettled
+ * for the next scan. */
 struct conf *engine_set_conf(struct engine *e, struct conf *c)
 {
 	struct conf *old = e->conf;
-	size_t nk = 0, nt = 0;
-	void **keys = NULL, **tasks = NULL;
+	size_t nt = 0;
+	void **tasks;
 
 	e->conf = c;
-	if (!old || !(keys = engine_snapshot(e->keys, &nk)) || !(tasks = engine_snapshot(e->tasks, &nt)))
-		goto out;
-	/* Stale keys leave the map first so that no task can find them. */
-	for (size_t i = 0; i < nk; i++)
-		if (key_stale(c, keys[i]))
-			hashmap_remove_str(e->keys, ((struct key *)keys[i])->id);
-		else
-			keys[i] = NULL;
-	for (size_t i = 0; i < nt; i++) {
-		struct task *t = tasks[i];
-
-		rekey(e, t, t->key && key_stale(c, t->key));
-	}
-	for (size_t i = 0; i < nk; i++)
-		if (keys[i]) {
-			key_free(keys[i]);
-			e->c.keys_released++;
-		}
-	engine_release_keys(e);
-out:
-	free(keys);
+	if (!old)
+		return NULL;
+	table_detach_stale(e);
+	tasks = engine_snapshot(e->tasks, &nt);
+	for (size_t i = 0; i < nt; i++)
+		engine_rekey(e, tasks[i]);
 	free(tasks);
 	return old;
 }
@@ -560,16 +462,6 @@ out:
 const struct conf *engine_conf(const struct engine *e)
 {
 	return e->conf;
-}
-
-static void key_name_for(const struct group *g, const struct task *t, char *buf, size_t size)
-{
-	switch (g->per) {
-	case PER_USER: snprintf(buf, size, "%u", (unsigned)t->uid); break;
-	case PER_CGROUP: snprintf(buf, size, "%s", t->cgroup ? t->cgroup : ""); break;
-	case PER_PROCESS: engine_process_key_name(t, buf, size); break;
-	default: buf[0] = 0; break;
-	}
 }
 
 /* An explicit decision about one process: the key of group g named
@@ -580,42 +472,42 @@ static int place(struct engine *e, const struct engine_place *req, const struct 
 	char name[MATCH_KEY_MAX];
 	struct procinfo pi;
 	struct task *t;
-	struct key *k = NULL;
 	bool changed;
 	int fd = req->pidfd, r;
 
 	if (req->pid == e->self)
 		return -EPERM;
-	if (fd < 0 && (fd = pidfd_open_(req->pid)) < 0)
-		return -errno;
-	r = procinfo_read(e->proc_root, req->pid, &pi);
+	if (fd < 0 && (fd = SYS(e, pidfd_open, req->pid)) < 0)
+		return fd;
+	r = SYS(e, read, req->pid, &pi);
 	if (r >= 0 && g && pi.kernel_thread)
 		r = -EPERM;
 	if (r >= 0 && req->authorize)
 		r = req->authorize(req->userdata, req->pid, engine_task(e, req->pid));
 	if (r >= 0)
-		r = engine_task_upsert(e, &pi, &t, &changed);
+		r = table_upsert(e, &pi, &t, &changed);
 	if (r >= 0 && g) {
 		if (req->key)
 			snprintf(name, sizeof(name), "%s", req->key);
 		else
-			key_name_for(g, t, name, sizeof(name));
-		r = engine_key_get(e, g, name, 0, &k);
-	}
+			engine_key_name_for(g, t, name, sizeof(name));
+		r = table_join(e, t, g, name, 0);
+	} else if (r >= 0)
+		table_set_key(e, t, NULL);
 	if (r >= 0) {
 		if (g || t->recorded)
 			e->state_dirty = true;
-		engine_task_set_key(t, k);
 		t->origin = req->origin;
 		t->placer = req->placer;
 		if (!g)
-			t->cookie = (sc_cookie)-1; /* clear even what reads 0 now */
+			t->cookie = COOKIE_UNKNOWN; /* clear even what reads 0 now */
 		r = engine_ensure(e, t, false);
-		if (r >= 0 && !pidfd_alive(fd))
+		t->unsettled = r < 0;
+		if (r >= 0 && !SYS(e, pidfd_alive, fd))
 			r = -ESRCH;
 	}
 	if (fd != req->pidfd)
-		close(fd);
+		SYS(e, pidfd_close, fd);
 	return r < 0 ? r : 0;
 }
 
@@ -644,56 +536,82 @@ int engine_clear(struct engine *e, pid_t pid)
 
 /* ---- life cycle and queries ---- */
 
-int engine_new(const char *proc_root, struct engine **ret)
+static void hazard_check(struct engine *e)
+{
+	bool h = SYS(e, sched_ext_enabled) == 1 && !(e->conf && e->conf->daemon.allow_sched_ext);
+
+	if (h && !e->hazard)
+		log_error("A sched_ext scheduler is loaded: core-scheduling cookies have hung SMT machines under "
+			  "it, so no process gets a cookie until it is unloaded (AllowSchedExt=yes overrides)");
+	else if (!h && e->hazard)
+		log_notice("No sched_ext scheduler any more (or AllowSchedExt=yes): placing processes again");
+	if (!h && e->hazard)
+		e->rescan = true;
+	e->hazard = h;
+}
+
+void engine_tick(struct engine *e)
+{
+	hazard_check(e);
+	(void)smt_usable(e);
+	if (e->rescan)
+		(void)engine_scan(e, false, true);
+}
+
+bool engine_hazard(const struct engine *e)
+{
+	return e->hazard;
+}
+
+int engine_new_sys(const struct engine_sys *sys, pid_t self, struct engine **ret)
 {
 	struct engine *e = calloc(1, sizeof(*e));
 
 	if (!e)
 		return -ENOMEM;
-	e->proc_root = strdup(proc_root);
+	e->sys = sys;
 	e->tasks = hashmap_new(false);
 	e->keys = hashmap_new(true);
-	e->self = getpid();
-	if (!e->proc_root || !e->tasks || !e->keys) {
+	e->by_cookie = hashmap_new(false);
+	e->self = self;
+	if (!e->tasks || !e->keys || !e->by_cookie) {
 		engine_free(e);
 		return -ENOMEM;
 	}
+	hazard_check(e);
 	*ret = e;
 	return 0;
 }
 
-static void free_task(void *userdata, void *value)
+int engine_new(const char *proc_root, struct engine **ret)
 {
-	struct task *t = value;
+	struct engine_sys *sys = engine_sys_linux_new(proc_root);
+	int r;
 
-	(void)userdata;
-	free(t->exe);
-	free(t->cgroup);
-	free(t);
+	if (!sys)
+		return -ENOMEM;
+	r = engine_new_sys(sys, getpid(), ret);
+	if (r < 0) {
+		engine_sys_linux_free(sys);
+		return r;
+	}
+	(*ret)->own_sys = sys;
+	return 0;
 }
 
-static void free_key(void *userdata, void *value)
-{
-	(void)userdata;
-	key_free(value);
-}
-
-/* Holders go, but the cookies stay with the tasks that carry them: a
- * stopped daemon leaves every process where it was. */
 struct engine *engine_free(struct engine *e)
 {
 	if (!e)
 		return NULL;
 	engine_state_flush(e);
-	if (e->tasks)
-		hashmap_foreach(e->tasks, free_task, NULL);
-	if (e->keys)
-		hashmap_foreach(e->keys, free_key, NULL);
+	if (e->tasks && e->keys && e->by_cookie)
+		table_free_all(e);
 	hashmap_free(e->tasks);
 	hashmap_free(e->keys);
+	hashmap_free(e->by_cookie);
 	conf_free(e->conf);
-	free(e->proc_root);
 	free(e->state_path);
+	engine_sys_linux_free(e->own_sys);
 	free(e);
 	return NULL;
 }

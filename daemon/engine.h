@@ -21,6 +21,7 @@ enum origin {
 	ORIGIN_INHERITED, /* child of an explicitly placed process */
 	ORIGIN_ADOPTED,   /* found with the right cookie at start-up */
 	ORIGIN_FOREIGN,   /* matched nothing, carries someone else's cookie */
+	ORIGIN_STICKY,    /* no group claims it: keeps the key it inherited */
 };
 const char *origin_to_string(enum origin o);
 
@@ -30,9 +31,10 @@ struct key {
 	char *name;          /* "" for Per=group */
 	enum per_mode per;
 	bool trusted;
-	struct holder *holder; /* NULL: trusted (cookie 0) or Per=process */
-	sc_cookie cookie;
-	unsigned n_tasks;
+	struct holder *holder; /* NULL: trusted (cookie 0), or Per=process with one member */
+	sc_cookie cookie;    /* 0: trusted, or Per=process before its first member */
+	unsigned n_tasks;    /* members; the key is released when it drops to 0 */
+	bool detached;       /* stale since a reload: released with its last member */
 	uint64_t assignments;
 	void *stats;         /* forced-idle accounting, owned by stats.c */
 };
@@ -51,6 +53,7 @@ struct task {
 	uint64_t generation;
 	bool unsettled;      /* the last evaluation failed: the next scan retries */
 	bool recorded;       /* in the state file: its exit changes the file */
+	bool leader_gone;    /* its main thread exited; the process lives on */
 	uid_t placer;        /* explicit placements: the uid that asked (0: root) */
 };
 
@@ -62,7 +65,10 @@ struct engine_counters {
 
 struct engine;
 
+struct engine_sys;
 int engine_new(const char *proc_root, struct engine **ret);
+/* The same over another kernel (the model test's); sys must outlive e. */
+int engine_new_sys(const struct engine_sys *sys, pid_t self, struct engine **ret);
 struct engine *engine_free(struct engine *e);
 
 /* Takes ownership of c; returns the previous configuration (caller frees
@@ -82,6 +88,11 @@ void engine_set_exit_hook(struct engine *e, engine_exit_hook fn, void *userdata)
 int engine_scan(struct engine *e, bool adopt, bool verify);
 /* Events were lost: rescan everything. */
 int engine_resync(struct engine *e);
+/* Once a second or so: notices SMT coming back on (and rescans then) and
+ * a sched_ext scheduler coming or going. */
+void engine_tick(struct engine *e);
+/* A sched_ext scheduler is loaded and AllowSchedExt= is off: no cookies. */
+bool engine_hazard(const struct engine *e);
 
 /* An explicit decision about one process (control socket, hook). */
 struct engine_place {

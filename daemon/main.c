@@ -119,14 +119,21 @@ static int on_procmon(sd_event_source *s, int fd, uint32_t revents, void *userda
 
 static int on_reconcile(sd_event_source *s, uint64_t usec, void *userdata)
 {
+	static uint64_t next_reconcile; /* the 1 s ticks below come in between */
 	struct daemon *d = userdata;
 	unsigned sec = engine_conf(d->engine)->daemon.reconcile_sec;
 
-	if (sec != 0)
+	if (sec != 0 && usec >= next_reconcile) {
 		(void)engine_scan(d->engine, false, true);
+		next_reconcile = usec + (uint64_t)sec * 1000000ULL - 100000;
+	}
+	engine_tick(d->engine);
 	notify_status(d);
 	if (sec == 0)
 		sec = 30; /* off: the timer only refreshes the status */
+	/* SMT off or a sched_ext scheduler: look for the change every second. */
+	if (engine_smt_off(d->engine) || engine_hazard(d->engine))
+		sec = 1;
 	sd_event_source_set_time(s, usec + (uint64_t)sec * 1000000ULL);
 	sd_event_source_set_enabled(s, SD_EVENT_ON);
 	return 0;

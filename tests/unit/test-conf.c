@@ -101,7 +101,7 @@ static void test_defaults(void)
 	CHECK(c->n_groups == 0);
 	out = print(c);
 	CHECK_STREQ(out, "# source: x.conf\n[Daemon]\nReconcileSec=30\nLogLevel=info\nMaxTasks=65536\n"
-			 "MaxKeys=4096\nClearForeign=no\nControlGroup=\nMaxClients=64\nMaxClientsPerUser=8\n"
+			 "MaxKeys=4096\nClearForeign=no\nUnmatchedExec=keep\nAllowSchedExt=no\nControlGroup=\nMaxClients=64\nMaxClientsPerUser=8\n"
 			 "ForceIdleAccounting=yes\nStatsIntervalSec=10\nMetricsFile=\nReceiveBuffer=262144\n"
 			 "\n[Container]\nDefault=isolate\nGroup=\nFailMode=closed\nLock=no\n");
 	free(out);
@@ -111,7 +111,7 @@ static void test_defaults(void)
 static void test_daemon_keys(void)
 {
 	struct conf *c = load("[Daemon]\nReconcileSec=0\nLogLevel=warning\nMaxTasks=100\nMaxKeys=7\n"
-			      "ClearForeign=yes\nControlGroup=adm\nMaxClients=3\nMaxClientsPerUser=2\n"
+			      "ClearForeign=yes\nUnmatchedExec=clear\nAllowSchedExt=yes\nControlGroup=adm\nMaxClients=3\nMaxClientsPerUser=2\n"
 			      "ForceIdleAccounting=off\nStatsIntervalSec=3600\nMetricsFile=/run/x.prom\n"
 			      "ReceiveBuffer=64K\n",
 			      NULL);
@@ -124,6 +124,8 @@ static void test_daemon_keys(void)
 	CHECK(c->daemon.max_tasks == 100);
 	CHECK(c->daemon.max_keys == 7);
 	CHECK(c->daemon.clear_foreign);
+	CHECK(c->daemon.unmatched_clear);
+	CHECK(c->daemon.allow_sched_ext);
 	CHECK(c->daemon.has_control_gid && c->daemon.control_gid == 4);
 	CHECK(c->daemon.max_clients == 3);
 	CHECK(c->daemon.max_clients_per_uid == 2);
@@ -267,6 +269,7 @@ static const struct {
 	{ "[Daemon]\nLogLevel=loud\n",
 	  "x.conf:2: LogLevel: invalid value 'loud' (expected err|warning|notice|info|debug)" },
 	{ "[Daemon]\nClearForeign=maybe\n", "x.conf:2: ClearForeign: invalid boolean 'maybe'" },
+	{ "[Daemon]\nUnmatchedExec=drop\n", "x.conf:2: UnmatchedExec: invalid value 'drop' (expected keep|clear)" },
 	{ "[Daemon]\nControlGroup=nogroupx\n", "x.conf:2: ControlGroup: unknown group 'nogroupx'" },
 	{ "[Daemon]\nStatsIntervalSec=0\n", "x.conf:2: StatsIntervalSec: value '0' out of range 1..3600" },
 	{ "[Daemon]\nMetricsFile=x.prom\n", "x.conf:2: MetricsFile: path 'x.prom' is not absolute" },

@@ -1,0 +1,198 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* The engine's kernel: /proc under a root, pidfds, prctl through cookie.c. */
+#include "engine-sys.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "cookie.h"
+
+struct linux_sys {
+	struct engine_sys ops;
+	char proc_root[];
+};
+
+static const char *root_of(void *u)
+{
+	return ((struct linux_sys *)u)->proc_root;
+}
+
+static int l_read(void *u, pid_t pid, struct procinfo *ret)
+{
+	return procinfo_read(root_of(u), pid, ret);
+}
+
+static int l_start_time(void *u, pid_t pid, uint64_t *ret)
+{
+	return procinfo_start_time(root_of(u), pid, ret);
+}
+
+static int l_for_each_pid(void *u, procinfo_pid_fn fn, void *fn_userdata)
+{
+	return procinfo_for_each_pid(root_of(u), fn, fn_userdata);
+}
+
+static int l_for_each_thread(void *u, pid_t pid, procinfo_pid_fn fn, void *fn_userdata)
+{
+	char path[PROCINFO_PATH_MAX];
+
+	snprintf(path, sizeof(path), "%s/%d/task", root_of(u), pid);
+	return procinfo_for_each_pid(path, fn, fn_userdata);
+}
+
+static int other_thread(void *userdata, pid_t tid)
+{
+	return tid != *(pid_t *)userdata ? -EEXIST : 0;
+}
+
+/* The leader of a thread group can exit (or be replaced by a thread that
+ * exec'd) while the process lives on: then it is a zombie in stat, but
+ * another thread is listed, or the exec'd thread now runs under its pid. */
+static int l_process_alive(void *u, pid_t tgid, uint64_t start)
+{
+	char path[PROCINFO_PATH_MAX], buf[1024], *p;
+	uint64_t now;
+	ssize_t n;
+	int fd, r;
+
+	r = procinfo_start_time(root_of(u), tgid, &now);
+	if (r == -ESRCH)
+		return 0;
+	if (r < 0)
+		return r;
+	if (now != start)
+		return 0; /* a new process under a reused pid */
+	snprintf(path, sizeof(path), "%s/%d/stat", root_of(u), tgid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return errno == ENOENT || errno == ESRCH ? 0 : -errno;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return 0;
+	buf[n] = '\0';
+	p = strrchr(buf, ')');
+	if (!p || p[1] != ' ')
+		return -EBADMSG;
+	if (p[2] != 'Z' && p[2] != 'X')
+		return 1;
+	return l_for_each_thread(u, tgid, other_thread, &tgid) == -EEXIST ? 1 : 0;
+}
+
+static int l_pidfd_open(void *u, pid_t pid)
+{
+	int r = sc_fault("pidfd");
+
+	(void)u;
+	if (r < 0)
+		return r;
+	r = (int)syscall(SYS_pidfd_open, pid, 0);
+	return r < 0 ? -errno : r;
+}
+
+static bool l_pidfd_alive(void *u, int fd)
+{
+	struct pollfd p = { .fd = fd, .events = POLLIN };
+
+	(void)u;
+	return poll(&p, 1, 0) == 0;
+}
+
+static void l_pidfd_close(void *u, int fd)
+{
+	(void)u;
+	close(fd);
+}
+
+static int l_cookie_get(void *u, pid_t tid, sc_cookie *ret)
+{
+	(void)u;
+	return cookie_get(tid, ret);
+}
+
+static int l_cookie_create(void *u, pid_t pid)
+{
+	(void)u;
+	return cookie_create(pid);
+}
+
+static int l_cookie_assign(void *u, const struct holder *h, pid_t pid)
+{
+	(void)u;
+	return cookie_assign(h, pid);
+}
+
+static int l_holder_new(void *u, pid_t adopt_tid, struct holder **ret)
+{
+	(void)u;
+	return adopt_tid > 0 ? holder_new_adopt(adopt_tid, ret) : holder_new(ret);
+}
+
+static void l_holder_free(void *u, struct holder *h)
+{
+	(void)u;
+	holder_free(h);
+}
+
+static sc_cookie l_holder_cookie(void *u, const struct holder *h)
+{
+	(void)u;
+	return holder_cookie(h);
+}
+
+static int read_flag(const char *path, const char *yes)
+{
+	char buf[32] = "";
+	FILE *f = fopen(path, "re");
+
+	if (!f)
+		return 0;
+	if (!fgets(buf, sizeof(buf), f))
+		buf[0] = '\0';
+	fclose(f);
+	return strncmp(buf, yes, strlen(yes)) == 0;
+}
+
+static int l_smt_active(void *u)
+{
+	(void)u;
+	return read_flag("/sys/devices/system/cpu/smt/active", "1");
+}
+
+static int l_sched_ext_enabled(void *u)
+{
+	(void)u;
+	return read_flag("/sys/kernel/sched_ext/state", "enabled");
+}
+
+struct engine_sys *engine_sys_linux_new(const char *proc_root)
+{
+	size_t n = strlen(proc_root) + 1;
+	struct linux_sys *s = calloc(1, sizeof(*s) + n);
+
+	if (!s)
+		return NULL;
+	memcpy(s->proc_root, proc_root, n);
+	s->ops = (struct engine_sys){
+		.read = l_read, .start_time = l_start_time, .for_each_pid = l_for_each_pid,
+		.for_each_thread = l_for_each_thread, .process_alive = l_process_alive,
+		.pidfd_open = l_pidfd_open, .pidfd_alive = l_pidfd_alive, .pidfd_close = l_pidfd_close,
+		.cookie_get = l_cookie_get, .cookie_create = l_cookie_create, .cookie_assign = l_cookie_assign,
+		.holder_new = l_holder_new, .holder_free = l_holder_free, .holder_cookie = l_holder_cookie,
+		.smt_active = l_smt_active, .sched_ext_enabled = l_sched_ext_enabled, .userdata = s,
+	};
+	return &s->ops;
+}
+
+struct engine_sys *engine_sys_linux_free(struct engine_sys *s)
+{
+	free(s); /* ops is the first member */
+	return NULL;
+}

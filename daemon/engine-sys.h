@@ -1,0 +1,51 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Everything the engine asks of the kernel, in one table: /proc, pidfds,
+ * cookies and their holders, SMT. engine_sys_linux() is the real one; the
+ * model test gives the engine a fake kernel through the same table, so the
+ * engine's decisions are tested against a kernel that behaves like Linux
+ * without needing core scheduling on the host. */
+#pragma once
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "procinfo.h"
+#include "sched_core.h"
+
+struct holder;
+
+struct engine_sys {
+	/* procinfo_read(), procinfo_for_each_pid() */
+	int (*read)(void *u, pid_t pid, struct procinfo *ret);
+	int (*start_time)(void *u, pid_t pid, uint64_t *ret);
+	int (*for_each_pid)(void *u, procinfo_pid_fn fn, void *fn_userdata);
+	/* fn(tid) for each thread of pid. */
+	int (*for_each_thread)(void *u, pid_t pid, procinfo_pid_fn fn, void *fn_userdata);
+	/* Whether tgid (started at start) still has a live thread: 1, 0 when
+	 * every thread exited (a zombie or gone), or a negative errno. */
+	int (*process_alive)(void *u, pid_t tgid, uint64_t start);
+	/* An fd, or a negative errno. */
+	int (*pidfd_open)(void *u, pid_t pid);
+	bool (*pidfd_alive)(void *u, int fd);
+	void (*pidfd_close)(void *u, int fd);
+	int (*cookie_get)(void *u, pid_t tid, sc_cookie *ret);
+	int (*cookie_create)(void *u, pid_t pid);
+	/* Push h's cookie (NULL: 0) to every thread of pid. */
+	int (*cookie_assign)(void *u, const struct holder *h, pid_t pid);
+	/* A holder with a fresh cookie (adopt_tid 0), or adopting the cookie
+	 * of thread adopt_tid. */
+	int (*holder_new)(void *u, pid_t adopt_tid, struct holder **ret);
+	void (*holder_free)(void *u, struct holder *h);
+	sc_cookie (*holder_cookie)(void *u, const struct holder *h);
+	/* 1 when SMT is active, 0 when not. */
+	int (*smt_active)(void *u);
+	/* 1 when a sched_ext scheduler is loaded, 0 when not. */
+	int (*sched_ext_enabled)(void *u);
+	void *userdata;
+};
+
+/* The real kernel, with /proc at proc_root (tests point it at a fake tree).
+ * Free with engine_sys_linux_free(). */
+struct engine_sys *engine_sys_linux_new(const char *proc_root);
+struct engine_sys *engine_sys_linux_free(struct engine_sys *s);

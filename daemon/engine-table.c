@@ -1,0 +1,304 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* The task table: the one place that inserts, updates and removes tasks,
+ * makes and releases keys, and counts each key's members. Invariants kept
+ * here and nowhere else:
+ *  - a pid names at most one task; a reused pid replaces the old process
+ *    only through table_drop(), which releases its key reference;
+ *  - key->n_tasks is the number of tasks whose ->key is that key;
+ *  - a key lives exactly as long as it has members: the last one to leave
+ *    releases it (and its holder), so nothing ever points at a freed key
+ *    and MaxKeys counts live keys only;
+ *  - a stale key (reload) leaves the name map at once but is freed only
+ *    with its last member. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "engine-internal.h"
+#include "log.h"
+
+static void key_free(struct engine *e, struct key *k)
+{
+	if (!k)
+		return;
+	if (k->holder)
+		SYS(e, holder_free, k->holder);
+	free(k->id);
+	free(k->group);
+	free(k->name);
+	free(k);
+}
+
+static void key_release(struct engine *e, struct key *k)
+{
+	if (!k->detached)
+		hashmap_remove_str(e->keys, k->id);
+	if (k->cookie && hashmap_get_u64(e->by_cookie, k->cookie) == k)
+		hashmap_remove_u64(e->by_cookie, k->cookie);
+	key_free(e, k);
+	e->c.keys_released++;
+}
+
+void table_key_cookie(struct engine *e, struct key *k, sc_cookie c)
+{
+	if (k->cookie && hashmap_get_u64(e->by_cookie, k->cookie) == k)
+		hashmap_remove_u64(e->by_cookie, k->cookie);
+	k->cookie = c;
+	/* Out of memory only loses a look-up that scans use to recognise
+	 * members by their cookie. */
+	if (c && c != COOKIE_UNKNOWN)
+		(void)hashmap_put_u64(e->by_cookie, c, k);
+}
+
+struct key *table_key_by_cookie(const struct engine *e, sc_cookie c)
+{
+	return c && c != COOKIE_UNKNOWN ? hashmap_get_u64(e->by_cookie, c) : NULL;
+}
+
+void table_set_key(struct engine *e, struct task *t, struct key *k)
+{
+	struct key *old = t->key;
+
+	if (old == k)
+		return;
+	if (k)
+		k->n_tasks++;
+	t->key = k;
+	if (old && --old->n_tasks == 0)
+		key_release(e, old);
+}
+
+static int key_new(struct engine *e, const struct group *g, const char *id, const char *name, pid_t adopt_tid,
+		   struct key **ret)
+{
+	struct key *k;
+	int r;
+
+	if (hashmap_size(e->keys) >= e->conf->daemon.max_keys)
+		return -ENOSPC;
+	k = calloc(1, sizeof(*k));
+	if (!k || !(k->id = strdup(id)) || !(k->group = strdup(g->name)) || !(k->name = strdup(name))) {
+		key_free(e, k);
+		return -ENOMEM;
+	}
+	k->per = g->per;
+	k->trusted = g->trusted;
+	/* Per=process keys get their cookie from CREATE on the first member,
+	 * and a holder only when a second member comes (table_key_hold). */
+	if (!g->trusted && g->per != PER_PROCESS) {
+		r = e->hazard ? -EOPNOTSUPP : 0;
+		if (r == 0 && adopt_tid > 0)
+			r = SYS(e, holder_new, adopt_tid, &k->holder);
+		if (r == 0 && !k->holder)
+			r = SYS(e, holder_new, 0, &k->holder);
+		if (r < 0) {
+			key_free(e, k);
+			return r;
+		}
+	}
+	r = hashmap_put_str(e->keys, id, k);
+	if (r < 0) {
+		key_free(e, k);
+		return r;
+	}
+	if (k->holder)
+		table_key_cookie(e, k, SYS(e, holder_cookie, k->holder));
+	e->c.keys_created++;
+	*ret = k;
+	return 0;
+}
+
+int table_join(struct engine *e, struct task *t, const struct group *g, const char *name, pid_t adopt_tid)
+{
+	char id[MATCH_KEY_MAX + 80];
+	struct key *k;
+	int r;
+
+	snprintf(id, sizeof(id), "%s/%s", g->name, name);
+	k = hashmap_get_str(e->keys, id);
+	if (!k) {
+		r = key_new(e, g, id, name, adopt_tid, &k);
+		if (r < 0)
+			return r;
+	}
+	table_set_key(e, t, k);
+	return 0;
+}
+
+static bool has_cookie(void *userdata, struct task *t)
+{
+	struct key *k = userdata;
+
+	return t->key == k && t->cookie == k->cookie;
+}
+
+int table_key_hold(struct engine *e, struct key *k)
+{
+	size_t n;
+	void **v;
+	int r = -ESRCH;
+
+	if (k->holder || k->trusted || !k->cookie)
+		return 0;
+	if (e->hazard)
+		return -EOPNOTSUPP;
+	v = engine_snapshot(e->tasks, &n);
+	for (size_t i = 0; r < 0 && r != -ENOMEM && i < n; i++)
+		if (has_cookie(k, v[i]))
+			r = SYS(e, holder_new, ((struct task *)v[i])->pid, &k->holder);
+	free(v);
+	if (r < 0)
+		return r;
+	/* The donor may have changed its cookie: the holder's is the key's. */
+	table_key_cookie(e, k, SYS(e, holder_cookie, k->holder));
+	return 0;
+}
+
+void table_drop(struct engine *e, struct task *t)
+{
+	if (t->recorded)
+		e->state_dirty = true;
+	hashmap_remove_u64(e->tasks, (uint64_t)t->pid);
+	table_set_key(e, t, NULL);
+	free(t->exe);
+	free(t->cgroup);
+	free(t);
+}
+
+/* The one place a task is allocated, and so the place its failure is
+ * injected in tests. */
+static int task_new(struct engine *e, pid_t pid, uint64_t start, struct task **ret)
+{
+	struct task *t;
+	int r;
+
+	if (hashmap_size(e->tasks) >= e->conf->daemon.max_tasks)
+		return -ENOSPC;
+	t = sc_fault("task") < 0 ? NULL : calloc(1, sizeof(struct task));
+	if (!t)
+		return -ENOMEM;
+	t->pid = pid;
+	t->start = start;
+	t->cookie = COOKIE_UNKNOWN;
+	t->generation = e->generation;
+	r = hashmap_put_u64(e->tasks, (uint64_t)pid, t);
+	if (r < 0) {
+		free(t);
+		return r;
+	}
+	*ret = t;
+	return 0;
+}
+
+static int set_str(char **field, const char *value, bool *changed)
+{
+	char *s;
+
+	if (*field && strcmp(*field, value) == 0)
+		return 0;
+	s = strdup(value);
+	if (!s)
+		return -ENOMEM;
+	free(*field);
+	*field = s;
+	*changed = true;
+	return 0;
+}
+
+int table_upsert(struct engine *e, const struct procinfo *pi, struct task **ret, bool *ret_changed)
+{
+	struct task *t = hashmap_get_u64(e->tasks, (uint64_t)pi->pid);
+	bool changed = false;
+	int r;
+
+	if (t && t->start != pi->start_time) {
+		table_drop(e, t);
+		t = NULL;
+	}
+	if (!t) {
+		r = task_new(e, pi->pid, pi->start_time, &t);
+		if (r < 0)
+			return r;
+		changed = true;
+	}
+	if (t->uid != pi->uid || t->gid != pi->gid || strcmp(t->comm, pi->comm) != 0)
+		changed = true;
+	t->uid = pi->uid;
+	t->gid = pi->gid;
+	snprintf(t->comm, sizeof(t->comm), "%s", pi->comm);
+	if (set_str(&t->exe, pi->exe, &changed) < 0 || set_str(&t->cgroup, pi->cgroup, &changed) < 0)
+		return -ENOMEM; /* the task stays, unsettled: the caller retries */
+	/* The kernel's word, not an assumption; a failed read stays unknown. */
+	if (SYS(e, cookie_get, t->pid, &t->cookie) < 0)
+		t->cookie = COOKIE_UNKNOWN;
+	*ret = t;
+	*ret_changed = changed;
+	return 0;
+}
+
+int table_add_child(struct engine *e, pid_t pid, uint64_t start, const struct task *like, struct task **ret)
+{
+	struct task *t = hashmap_get_u64(e->tasks, (uint64_t)pid);
+	bool changed = false;
+	int r;
+
+	if (t && t->start == start) {
+		*ret = t; /* seen first by a scan or a request: it is fresher */
+		return 0;
+	}
+	if (t)
+		table_drop(e, t);
+	r = task_new(e, pid, start, &t);
+	if (r < 0)
+		return r;
+	t->uid = like->uid;
+	t->gid = like->gid;
+	memcpy(t->comm, like->comm, sizeof(t->comm));
+	if (set_str(&t->exe, like->exe ? like->exe : "", &changed) < 0 ||
+	    set_str(&t->cgroup, like->cgroup ? like->cgroup : "", &changed) < 0) {
+		table_drop(e, t);
+		return -ENOMEM;
+	}
+	*ret = t;
+	return 1;
+}
+
+bool table_key_stale(const struct conf *c, const struct key *k)
+{
+	const struct group *g = conf_find_group(c, k->group);
+
+	return !g || g->per != k->per || g->trusted != k->trusted;
+}
+
+void table_detach_stale(struct engine *e)
+{
+	size_t n;
+	void **v = engine_snapshot(e->keys, &n);
+
+	for (size_t i = 0; i < n; i++) {
+		struct key *k = v[i];
+
+		if (table_key_stale(e->conf, k)) {
+			hashmap_remove_str(e->keys, k->id);
+			k->detached = true;
+		}
+	}
+	free(v);
+}
+
+void table_free_all(struct engine *e)
+{
+	size_t n;
+	void **v = engine_snapshot(e->tasks, &n);
+
+	/* Holders go with their keys, but the cookies stay with the tasks that
+	 * carry them: a stopped daemon leaves every process where it was. */
+	for (size_t i = 0; i < n; i++) {
+		struct task *t = v[i];
+
+		t->recorded = false;
+		table_drop(e, t);
+	}
+	free(v);
+}

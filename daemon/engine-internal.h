@@ -13,6 +13,15 @@
  * the next evaluation acts instead of trusting it. */
 #define COOKIE_UNKNOWN ((sc_cookie)-1)
 
+/* Keys released lately, by cookie: a task may still carry the cookie of a
+ * key whose members all left (a child forked just before its parent moved
+ * on), and is recognised as that key's by it. */
+#define ENGINE_GRAVES 256
+struct grave {
+	sc_cookie cookie;
+	char *id; /* "group/name" */
+};
+
 struct engine {
 	struct conf *conf;
 	const struct engine_sys *sys;
@@ -32,6 +41,8 @@ struct engine {
 	bool state_dirty;      /* the file no longer says what the table does */
 	engine_exit_hook exit_hook;
 	void *exit_userdata;
+	struct grave graves[ENGINE_GRAVES];
+	unsigned next_grave;
 };
 
 #define SYS(e, fn, ...) ((e)->sys->fn((e)->sys->userdata, ##__VA_ARGS__))
@@ -41,7 +52,8 @@ bool engine_origin_explicit(enum origin o);
 
 /* ---- engine-table.c: the task table; nothing else changes it ---- */
 /* Insert or refresh the process pi describes; a reused pid drops the old
- * process first. *ret_changed: new, or something rules look at changed. */
+ * process first. *ret_changed: new, or something rules look at changed.
+ * Returns 1 when the task is new to the table. */
 int table_upsert(struct engine *e, const struct procinfo *pi, struct task **ret, bool *ret_changed);
 /* A process known only by pid and start time, described like `like` (a
  * fork child: until its exec it runs the parent's program). Returns 1 when
@@ -55,9 +67,14 @@ int table_join(struct engine *e, struct task *t, const struct group *g, const ch
  * leaves is released there and then. */
 void table_set_key(struct engine *e, struct task *t, struct key *k);
 void table_drop(struct engine *e, struct task *t);
+/* The one way to change a task's origin: keys count their anchored
+ * members (matched by a rule, or placed explicitly). */
+void table_set_origin(struct engine *e, struct task *t, enum origin o);
 /* A key's cookie became known (Per=process: made by CREATE on a member). */
 void table_key_cookie(struct engine *e, struct key *k, sc_cookie c);
 struct key *table_key_by_cookie(const struct engine *e, sc_cookie c);
+/* The "group/name" of a key released lately that had cookie c, or NULL. */
+const char *table_grave(const struct engine *e, sc_cookie c);
 /* Reload: keys whose group went or changed Per=/Trusted= leave the name
  * map (new keys may take their names); they live on while members hold
  * them, so no task ever points at freed memory. */
@@ -72,9 +89,14 @@ void engine_process_key_name(const struct task *t, char *buf, size_t size);
 void engine_key_name_for(const struct group *g, const struct task *t, char *buf, size_t size);
 
 int engine_ensure(struct engine *e, struct task *t, bool repair);
+/* t is new to the table, a child of p (NULL: unknown): joins p's key or is
+ * judged on its own (see on_fork). */
+void engine_judge_child(struct engine *e, struct task *t, struct task *p, const struct procinfo *pi);
 int engine_evaluate(struct engine *e, struct task *t, bool repair);
-/* A task whose key went stale in a reload (or could not be re-made). */
-void engine_rekey(struct engine *e, struct task *t);
+/* engine-scan.c: a scan that judges every process again (a reload). */
+int engine_scan_all(struct engine *e);
+/* Evaluate again every task whose last evaluation failed. */
+void engine_retry_unsettled(struct engine *e);
 void engine_note_unexamined(struct engine *e, pid_t pid, int r);
 
 void **engine_snapshot(const struct hashmap *m, size_t *ret_n);

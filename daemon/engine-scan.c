@@ -39,7 +39,7 @@ static void verify_threads(struct engine *e, struct task *t)
 	if (!t->key && t->origin == ORIGIN_NONE && !e->conf->daemon.clear_foreign) {
 		if (SYS(e, cookie_get, t->pid, &t->cookie) < 0)
 			t->cookie = COOKIE_UNKNOWN;
-		t->origin = ORIGIN_FOREIGN; /* someone else tagged it: not ours to undo */
+		table_set_origin(e, t, ORIGIN_FOREIGN); /* someone else tagged it: not ours to undo */
 		e->c.foreign++;
 		return;
 	}
@@ -57,7 +57,7 @@ struct pending {
 
 struct scan {
 	struct engine *e;
-	bool adopt, verify;
+	bool adopt, verify, all;
 	struct pending *pending; /* adopt only */
 	size_t n_pending, max_pending;
 };
@@ -86,6 +86,11 @@ static int scan_one(void *userdata, pid_t pid)
 		return 0;
 	}
 	t->generation = e->generation;
+	/* New to the table between a fork and its event: the fork's rule. */
+	if (r > 0 && !s->adopt) {
+		engine_judge_child(e, t, engine_task(e, pi.ppid), &pi);
+		return 0;
+	}
 	if (s->adopt) {
 		struct pending *p;
 		struct match_input in = { t->exe, t->comm, t->uid, t->gid, t->cgroup };
@@ -102,7 +107,10 @@ static int scan_one(void *userdata, pid_t pid)
 			memcpy(p->key, m.key, sizeof(p->key));
 		return 0;
 	}
-	if (changed || t->unsettled || (t->key && t->key->detached) || t->cookie != (t->key ? t->key->cookie : 0))
+	if (s->all && t->recorded && engine_origin_explicit(t->origin))
+		e->state_dirty = true; /* its key may be renamed */
+	if (s->all || changed || t->unsettled || (t->key && t->key->detached) ||
+	    t->cookie != (t->key ? t->key->cookie : 0))
 		(void)engine_evaluate(e, t, !changed);
 	else if (s->verify)
 		verify_threads(e, t);
@@ -125,7 +133,8 @@ struct vote {
  * or a task left alone because its group is gone. */
 static bool restored(const struct task *t)
 {
-	return (engine_origin_explicit(t->origin) && t->key) || t->origin == ORIGIN_FOREIGN;
+	return ((engine_origin_explicit(t->origin) || t->origin == ORIGIN_STICKY) && t->key) ||
+	       t->origin == ORIGIN_FOREIGN;
 }
 
 /* On start-up, each key takes the cookie most of its tasks already share,
@@ -175,7 +184,7 @@ static void adopt(struct engine *e, struct pending *p, size_t n)
 		k = t->key;
 		if (k->per == PER_PROCESS && k->cookie == 0 && t->cookie != 0 && t->cookie != COOKIE_UNKNOWN)
 			table_key_cookie(e, k, t->cookie);
-		t->origin = t->cookie == k->cookie ? ORIGIN_ADOPTED : ORIGIN_RULE;
+		table_set_origin(e, t, t->cookie == k->cookie ? ORIGIN_ADOPTED : ORIGIN_RULE);
 		t->unsettled = engine_ensure(e, t, false) < 0;
 	}
 	/* Then what no group claims: carrying one of the keys' cookies, it is
@@ -191,6 +200,19 @@ static void adopt(struct engine *e, struct pending *p, size_t n)
 }
 
 
+/* What failed while the walk had not yet read the rest (a Per=process
+ * key whose members' cookies were not yet known) gets a second try. */
+void engine_retry_unsettled(struct engine *e)
+{
+	size_t n;
+	void **v = engine_snapshot(e->tasks, &n);
+
+	for (size_t i = 0; i < n; i++)
+		if (((struct task *)v[i])->unsettled)
+			(void)engine_evaluate(e, v[i], false);
+	free(v);
+}
+
 /* Tasks not seen by the last scan exited without us hearing of it. */
 static void drop_unseen(struct engine *e)
 {
@@ -203,9 +225,9 @@ static void drop_unseen(struct engine *e)
 	free(v);
 }
 
-int engine_scan(struct engine *e, bool adopt_cookies, bool verify)
+static int scan(struct engine *e, bool adopt_cookies, bool verify, bool all)
 {
-	struct scan s = { .e = e, .adopt = adopt_cookies, .verify = verify };
+	struct scan s = { .e = e, .adopt = adopt_cookies, .verify = verify, .all = all };
 	int r;
 
 	e->rescan = false;
@@ -223,6 +245,8 @@ int engine_scan(struct engine *e, bool adopt_cookies, bool verify)
 	r = SYS(e, for_each_pid, scan_one, &s);
 	if (r >= 0)
 		drop_unseen(e);
+	if (!adopt_cookies)
+		engine_retry_unsettled(e);
 	if (adopt_cookies) {
 		engine_state_restore(e);
 		adopt(e, s.pending, s.n_pending);
@@ -232,6 +256,16 @@ int engine_scan(struct engine *e, bool adopt_cookies, bool verify)
 	if (verify)
 		e->c.reconciles++;
 	return r;
+}
+
+int engine_scan(struct engine *e, bool adopt_cookies, bool verify)
+{
+	return scan(e, adopt_cookies, verify, false);
+}
+
+int engine_scan_all(struct engine *e)
+{
+	return scan(e, false, false, true);
 }
 
 int engine_resync(struct engine *e)

@@ -26,21 +26,26 @@ static void entry_from(struct state_entry *en, const struct task *t)
 	snprintf(en->key, sizeof(en->key), "%s", t->key->name);
 }
 
-/* Every explicitly placed process, and for a key whose placed processes
- * all exited, one descendant that still carries its cookie, so that the
- * rest of the tree is found again through it. */
+/* Every explicitly placed process; for a key whose placed processes all
+ * exited, one descendant that still carries its cookie, so that the rest
+ * of the tree is found again through it; and every member of a key that
+ * only sticky members hold (a rule's last match exited, its helpers live
+ * on): no rule would find that key again after a restart. */
 static size_t collect(struct task **v, size_t n, struct state_entry *out)
 {
 	struct hashmap *seen = hashmap_new(false); /* keys with an entry */
 	size_t m = 0;
 
-	for (int pass = 0; pass < 2; pass++)
+	for (int pass = 0; pass < 3; pass++)
 		for (size_t i = 0; i < n; i++) {
 			struct task *t = v[i];
+			bool want = pass == 0 ? origin_root(t->origin)
+				  : pass == 1 ? t->origin == ORIGIN_INHERITED
+					      : t->origin == ORIGIN_STICKY && t->key && t->key->n_anchored == 0;
 
 			if (pass == 0)
 				t->recorded = false;
-			if (!t->key || (pass == 0 ? !origin_root(t->origin) : t->origin != ORIGIN_INHERITED))
+			if (!t->key || !want)
 				continue;
 			if (pass == 1 && (!seen || hashmap_get_u64(seen, (uintptr_t)t->key)))
 				continue;
@@ -148,7 +153,7 @@ static int restore_one(struct engine *e, const struct state_entry *en, struct ha
 			 "PID %d (%s) was placed in group '%s', which no longer exists: leaving it alone",
 			 t->pid, t->comm, en->group);
 		if (t->cookie != 0 && t->origin != ORIGIN_FOREIGN) {
-			t->origin = ORIGIN_FOREIGN;
+			table_set_origin(e, t, ORIGIN_FOREIGN);
 			e->c.foreign++;
 		}
 		return 0;
@@ -160,7 +165,7 @@ static int restore_one(struct engine *e, const struct state_entry *en, struct ha
 		t->unsettled = true;
 		return 0;
 	}
-	t->origin = en->origin;
+	table_set_origin(e, t, en->origin);
 	t->unsettled = engine_ensure(e, t, false) < 0;
 	if (en->origin == ORIGIN_HOOK && !t->unsettled)
 		restore_container(e, t);
@@ -196,7 +201,8 @@ static void restore_inherited(struct engine *e, struct hashmap *by_cookie)
 		if (!k || t->key == k || (engine_origin_explicit(t->origin) && t->key) || rules_agree(e, t, k))
 			continue;
 		table_set_key(e, t, k);
-		t->origin = ORIGIN_INHERITED;
+		/* from a placement, or from a sticky key's members */
+		table_set_origin(e, t, k->n_anchored ? ORIGIN_INHERITED : ORIGIN_STICKY);
 	}
 	free(v);
 }

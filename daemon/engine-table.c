@@ -30,8 +30,29 @@ static void key_free(struct engine *e, struct key *k)
 	free(k);
 }
 
+static void bury(struct engine *e, const struct key *k)
+{
+	struct grave *g = &e->graves[e->next_grave];
+	char *id;
+
+	if (!k->cookie || k->cookie == COOKIE_UNKNOWN || !(id = strdup(k->id)))
+		return;
+	free(g->id);
+	*g = (struct grave){ k->cookie, id };
+	e->next_grave = (e->next_grave + 1) % ENGINE_GRAVES;
+}
+
+const char *table_grave(const struct engine *e, sc_cookie c)
+{
+	for (unsigned i = 0; c && c != COOKIE_UNKNOWN && i < ENGINE_GRAVES; i++)
+		if (e->graves[i].cookie == c)
+			return e->graves[i].id;
+	return NULL;
+}
+
 static void key_release(struct engine *e, struct key *k)
 {
+	bury(e, k);
 	if (!k->detached)
 		hashmap_remove_str(e->keys, k->id);
 	if (k->cookie && hashmap_get_u64(e->by_cookie, k->cookie) == k)
@@ -42,6 +63,10 @@ static void key_release(struct engine *e, struct key *k)
 
 void table_key_cookie(struct engine *e, struct key *k, sc_cookie c)
 {
+	/* A value now in use again names the new key, not the buried one. */
+	for (unsigned i = 0; c && i < ENGINE_GRAVES; i++)
+		if (e->graves[i].cookie == c)
+			e->graves[i].cookie = 0;
 	if (k->cookie && hashmap_get_u64(e->by_cookie, k->cookie) == k)
 		hashmap_remove_u64(e->by_cookie, k->cookie);
 	k->cookie = c;
@@ -56,17 +81,49 @@ struct key *table_key_by_cookie(const struct engine *e, sc_cookie c)
 	return c && c != COOKIE_UNKNOWN ? hashmap_get_u64(e->by_cookie, c) : NULL;
 }
 
+/* Members that tie a key to the policy by themselves: a rule's match or an
+ * explicit placement. A key with members but none of these (only sticky
+ * ones) would not be found again after a restart: the state file records
+ * such members, so the file is rewritten when a key becomes one. */
+static bool anchors(enum origin o)
+{
+	return o == ORIGIN_RULE || o == ORIGIN_ADOPTED || engine_origin_explicit(o);
+}
+
+static void unanchor(struct engine *e, struct key *k)
+{
+	if (--k->n_anchored == 0 && k->n_tasks > 1)
+		e->state_dirty = true;
+}
+
 void table_set_key(struct engine *e, struct task *t, struct key *k)
 {
 	struct key *old = t->key;
 
 	if (old == k)
 		return;
-	if (k)
+	if (k) {
 		k->n_tasks++;
+		k->n_anchored += anchors(t->origin);
+	}
 	t->key = k;
+	if (old && anchors(t->origin))
+		unanchor(e, old);
 	if (old && --old->n_tasks == 0)
 		key_release(e, old);
+}
+
+void table_set_origin(struct engine *e, struct task *t, enum origin o)
+{
+	struct key *k = t->key;
+
+	if (k && anchors(t->origin) && !anchors(o))
+		unanchor(e, k);
+	else if (k && !anchors(t->origin) && anchors(o))
+		k->n_anchored++;
+	if (k && o == ORIGIN_STICKY && t->origin != o && k->n_anchored == 0)
+		e->state_dirty = true;
+	t->origin = o;
 }
 
 static int key_new(struct engine *e, const struct group *g, const char *id, const char *name, pid_t adopt_tid,
@@ -126,11 +183,17 @@ int table_join(struct engine *e, struct task *t, const struct group *g, const ch
 	return 0;
 }
 
-static bool has_cookie(void *userdata, struct task *t)
+/* A member that carries k's cookie now, by the kernel's word: 1, 0, or
+ * the error that kept the kernel from saying. */
+static int has_cookie(struct engine *e, struct key *k, struct task *t)
 {
-	struct key *k = userdata;
+	sc_cookie c;
+	int r;
 
-	return t->key == k && t->cookie == k->cookie;
+	if (t->key != k)
+		return 0;
+	r = SYS(e, cookie_get, t->pid, &c);
+	return r < 0 ? r : c == k->cookie;
 }
 
 int table_key_hold(struct engine *e, struct key *k)
@@ -144,9 +207,14 @@ int table_key_hold(struct engine *e, struct key *k)
 	if (e->hazard)
 		return -EOPNOTSUPP;
 	v = engine_snapshot(e->tasks, &n);
-	for (size_t i = 0; r < 0 && r != -ENOMEM && i < n; i++)
-		if (has_cookie(k, v[i]))
+	for (size_t i = 0; r < 0 && r != -ENOMEM && r != -ENODEV && i < n; i++) {
+		int h = has_cookie(e, k, v[i]);
+
+		if (h < 0 && h != -ESRCH)
+			r = h;
+		else if (h > 0)
 			r = SYS(e, holder_new, ((struct task *)v[i])->pid, &k->holder);
+	}
 	free(v);
 	if (r < 0)
 		return r;
@@ -210,7 +278,7 @@ int table_upsert(struct engine *e, const struct procinfo *pi, struct task **ret,
 {
 	struct task *t = hashmap_get_u64(e->tasks, (uint64_t)pi->pid);
 	bool changed = false;
-	int r;
+	int r, fresh = 0;
 
 	if (t && t->start != pi->start_time) {
 		table_drop(e, t);
@@ -221,20 +289,24 @@ int table_upsert(struct engine *e, const struct procinfo *pi, struct task **ret,
 		if (r < 0)
 			return r;
 		changed = true;
+		fresh = 1;
 	}
 	if (t->uid != pi->uid || t->gid != pi->gid || strcmp(t->comm, pi->comm) != 0)
 		changed = true;
 	t->uid = pi->uid;
 	t->gid = pi->gid;
+	t->threaded = pi->threads > 1 || (t->threaded && !changed);
 	snprintf(t->comm, sizeof(t->comm), "%s", pi->comm);
 	if (set_str(&t->exe, pi->exe, &changed) < 0 || set_str(&t->cgroup, pi->cgroup, &changed) < 0)
 		return -ENOMEM; /* the task stays, unsettled: the caller retries */
 	/* The kernel's word, not an assumption; a failed read stays unknown. */
-	if (SYS(e, cookie_get, t->pid, &t->cookie) < 0)
+	if (SYS(e, cookie_get, t->pid, &t->cookie) < 0) {
 		t->cookie = COOKIE_UNKNOWN;
+		t->unsettled = true; /* until a read succeeds */
+	}
 	*ret = t;
 	*ret_changed = changed;
-	return 0;
+	return fresh;
 }
 
 int table_add_child(struct engine *e, pid_t pid, uint64_t start, const struct task *like, struct task **ret)
@@ -301,4 +373,6 @@ void table_free_all(struct engine *e)
 		table_drop(e, t);
 	}
 	free(v);
+	for (unsigned i = 0; i < ENGINE_GRAVES; i++)
+		free(e->graves[i].id);
 }

@@ -159,6 +159,30 @@ void engine_key_name_for(const struct group *g, const struct task *t, char *buf,
 	}
 }
 
+/* t carries the cookie of a key released lately: it joins that key again,
+ * which takes the cookie back from it. 0, or -ENOENT when it is no such. */
+static int buried(struct engine *e, struct task *t)
+{
+	const char *id = table_grave(e, t->cookie), *slash = id ? strchr(id, '/') : NULL;
+	char group[MATCH_KEY_MAX];
+	const struct group *g;
+	int r;
+
+	if (!slash)
+		return -ENOENT;
+	snprintf(group, sizeof(group), "%.*s", (int)(slash - id), id);
+	g = conf_find_group(e->conf, group);
+	if (!g || g->trusted)
+		return -ENOENT;
+	r = table_join(e, t, g, slash + 1, t->pid);
+	if (r < 0)
+		return r;
+	if (t->key->per == PER_PROCESS && t->key->cookie == 0)
+		table_key_cookie(e, t->key, t->cookie);
+	table_set_origin(e, t, ORIGIN_STICKY);
+	return 0;
+}
+
 /* No group claims t. The kernel kept its cookie across the exec, and so
  * does the policy (UnmatchedExec=keep): a member that runs a helper stays
  * isolated. A key whose group a reload removed lets its members go; one
@@ -171,33 +195,36 @@ static int unclaimed(struct engine *e, struct task *t)
 
 	if (k && k->detached && (g = conf_find_group(e->conf, k->group))) {
 		engine_key_name_for(g, t, name, sizeof(name));
-		t->origin = ORIGIN_STICKY;
+		table_set_origin(e, t, ORIGIN_STICKY);
 		return table_join(e, t, g, name, 0);
 	}
 	if (k && !k->detached && !e->conf->daemon.unmatched_clear) {
-		t->origin = ORIGIN_STICKY;
+		table_set_origin(e, t, ORIGIN_STICKY);
 		return 0;
 	}
 	if (k || t->origin == ORIGIN_RULE || t->origin == ORIGIN_STICKY) {
 		table_set_key(e, t, NULL); /* no longer ours: back to 0 */
-		t->origin = ORIGIN_NONE;
+		table_set_origin(e, t, ORIGIN_NONE);
 		return 0;
 	}
 	if (t->cookie == COOKIE_UNKNOWN)
-		return -EAGAIN; /* cannot tell foreign from none: look again */
+		return -ENODATA; /* cannot tell foreign from none: look again */
 	/* It carries one of our keys' cookies (a child whose fork we did not
-	 * see, a restart): a member by inheritance. */
-	if (t->cookie != 0 && (k = table_key_by_cookie(e, t->cookie)) && !e->conf->daemon.unmatched_clear) {
+	 * see, a restart, a child forked just before its parent moved on): a
+	 * member by inheritance. */
+	if (t->cookie != 0 && !e->conf->daemon.unmatched_clear && (k = table_key_by_cookie(e, t->cookie))) {
 		table_set_key(e, t, k);
-		t->origin = ORIGIN_STICKY;
+		table_set_origin(e, t, ORIGIN_STICKY);
 		return 0;
 	}
+	if (t->cookie != 0 && !e->conf->daemon.unmatched_clear && buried(e, t) == 0)
+		return 0;
 	if (t->cookie != 0 && !e->conf->daemon.clear_foreign) {
 		if (t->origin != ORIGIN_FOREIGN)
 			e->c.foreign++;
-		t->origin = ORIGIN_FOREIGN;
+		table_set_origin(e, t, ORIGIN_FOREIGN);
 	} else
-		t->origin = ORIGIN_NONE;
+		table_set_origin(e, t, ORIGIN_NONE);
 	return 0;
 }
 
@@ -218,14 +245,14 @@ static int decide(struct engine *e, struct task *t)
 	 * container's init): found by the container's cgroup. */
 	if (containers_lookup(t->cgroup, &cg_group, &cg_key) > 0 && (cg = conf_find_group(e->conf, cg_group)) &&
 	    table_join(e, t, cg, cg_key, 0) >= 0) {
-		t->origin = ORIGIN_HOOK;
+		table_set_origin(e, t, ORIGIN_HOOK);
 		return 0;
 	}
 	if (engine_origin_explicit(t->origin) && t->key) {
 		/* Its group changed in a reload: the same name in the new key. */
 		if ((cg = conf_find_group(e->conf, t->key->group)))
 			return table_join(e, t, cg, t->key->name, 0);
-		t->origin = ORIGIN_RULE;
+		table_set_origin(e, t, ORIGIN_RULE);
 	}
 	if (rules_match(e->conf, &in, &m) <= 0)
 		return unclaimed(e, t);
@@ -235,7 +262,7 @@ static int decide(struct engine *e, struct task *t)
 	if (r < 0)
 		return r;
 	if (t->origin != ORIGIN_ADOPTED || t->cookie != t->key->cookie)
-		t->origin = ORIGIN_RULE;
+		table_set_origin(e, t, ORIGIN_RULE);
 	return 0;
 }
 
@@ -246,19 +273,12 @@ int engine_evaluate(struct engine *e, struct task *t, bool repair)
 {
 	int r = decide(e, t);
 
-	if (r < 0 && r != -EAGAIN)
+	if (r < 0 && r != -ENODATA)
 		note_failure(e, t, r, "place the process");
 	else if (r >= 0)
 		r = engine_ensure(e, t, repair);
 	t->unsettled = r < 0;
 	return r;
-}
-
-void engine_rekey(struct engine *e, struct task *t)
-{
-	if (t->recorded && engine_origin_explicit(t->origin))
-		e->state_dirty = true;
-	(void)engine_evaluate(e, t, false);
 }
 
 /* ---- the event path ---- */
@@ -312,44 +332,64 @@ static enum origin child_origin(enum origin o)
 	return o == ORIGIN_ADOPTED ? ORIGIN_RULE : o;
 }
 
+/* Does the child still run what its parent runs (no exec or uid change
+ * on either side since the fork, as far as can be told)? */
+static bool same_program(const struct task *p, const struct procinfo *pi)
+{
+	return pi->uid == p->uid && pi->gid == p->gid && p->exe && strcmp(pi->exe, p->exe) == 0;
+}
+
 /* The kernel copied the cookie the parent had *when it forked*, which may
  * be before the daemon placed it (a server forking workers right after its
- * exec, a shell forking before it was tagged). The child joins the
- * parent's key, and its own cookie is read and fixed, never assumed. */
+ * exec, a shell forking before it was tagged) or before it moved to
+ * another key. So the child's cookie is read, never assumed. Carrying the
+ * parent's key's cookie, or running what the parent runs, it joins the
+ * parent's key and gets its cookie. Otherwise the parent moved on (an exec)
+ * after the fork: the child is judged on its own, by its program, its user
+ * and the cookie it inherited, so that a helper forked inside one group
+ * does not follow its parent out of it. */
+void engine_judge_child(struct engine *e, struct task *t, struct task *p, const struct procinfo *pi)
+{
+	/* Unknown or foreign parents, and Per=process rules (each process its
+	 * own cookie): the child is judged on its own. */
+	if (!p || p == t || p->origin == ORIGIN_FOREIGN ||
+	    (p->key && p->key->per == PER_PROCESS && (p->origin == ORIGIN_RULE || p->origin == ORIGIN_ADOPTED)) ||
+	    !(t->cookie == (p->key ? p->key->cookie : 0) || (p->key && p->key->per == PER_PROCESS && !p->key->cookie) ||
+	      same_program(p, pi))) {
+		(void)engine_evaluate(e, t, false);
+		return;
+	}
+	table_set_origin(e, t, child_origin(p->origin));
+	t->placer = p->placer;
+	table_set_key(e, t, p->key);
+	/* a parent whose placement failed: both are tried again */
+	t->unsettled = engine_ensure(e, t, false) < 0 || p->unsettled;
+}
+
 static int on_fork(struct engine *e, const struct procmon_event *ev)
 {
-	struct task *p = engine_task(e, ev->parent_tgid), *t;
-	uint64_t start;
+	struct task *t;
+	struct procinfo pi;
+	bool changed;
 	int fd, r;
 
 	e->c.forks++;
-	/* Unknown or unplaced parents, and Per=process rules (each process
-	 * its own cookie): the child is judged on its own. */
-	if (!p || !p->key || p->unsettled ||
-	    (p->key->per == PER_PROCESS && (p->origin == ORIGIN_RULE || p->origin == ORIGIN_ADOPTED)))
-		return handle_process(e, ev->tgid);
 	fd = SYS(e, pidfd_open, ev->tgid);
 	if (fd < 0)
 		return fd;
-	r = SYS(e, start_time, ev->tgid, &start);
+	r = SYS(e, read, ev->tgid, &pi);
+	if (r >= 0 && pi.kernel_thread)
+		goto out;
 	if (r >= 0)
-		r = table_add_child(e, ev->tgid, start, p, &t);
-	if (r > 0) { /* new to the table */
-		t->origin = child_origin(p->origin);
-		t->placer = p->placer;
-		table_set_key(e, t, p->key);
-		if (SYS(e, cookie_get, t->pid, &t->cookie) < 0)
-			t->cookie = COOKIE_UNKNOWN;
-	}
-	if (r >= 0) {
-		r = engine_ensure(e, t, false);
-		t->unsettled = r < 0;
-		r = 0;
-		if (!SYS(e, pidfd_alive, fd))
-			table_drop(e, t);
-	}
+		r = table_upsert(e, &pi, &t, &changed);
+	/* Seen first by a scan or a request: what it said then is fresher. */
+	if (r > 0)
+		engine_judge_child(e, t, engine_task(e, ev->parent_tgid), &pi);
+	if (r >= 0 && !SYS(e, pidfd_alive, fd))
+		table_drop(e, t);
+out:
 	SYS(e, pidfd_close, fd);
-	return r;
+	return r < 0 ? r : 0;
 }
 
 /* A thread created while its process was being placed may have copied the
@@ -359,6 +399,8 @@ static void on_thread(struct engine *e, const struct procmon_event *ev)
 	struct task *t = engine_task(e, ev->tgid);
 	sc_cookie c;
 
+	if (t)
+		t->threaded = true;
 	if (!t || !t->key || t->origin == ORIGIN_FOREIGN || e->smt_off)
 		return;
 	if (SYS(e, cookie_get, ev->pid, &c) == 0 && c != t->key->cookie && t->key->cookie != 0) {
@@ -375,9 +417,10 @@ static void on_exit_(struct engine *e, const struct procmon_event *ev)
 
 	if (!t || (ev->pid != ev->tgid && !t->leader_gone))
 		return;
-	/* Only a placed process is worth the look: losing an unplaced one
-	 * costs nothing (its next event or the next scan brings it back). */
-	if ((t->key || t->recorded) && SYS(e, process_alive, t->pid, t->start) == 1) {
+	/* A process that had threads, or whose placement would be lost (a
+	 * thread that exec'd ends the old leader too), is worth the look; an
+	 * unplaced single-threaded one is not. */
+	if ((t->threaded || t->key || t->recorded) && SYS(e, process_alive, t->pid, t->start) == 1) {
 		t->leader_gone = true;
 		return;
 	}
@@ -438,24 +481,19 @@ void **engine_snapshot(const struct hashmap *m, size_t *ret_n)
 /* ---- configuration and explicit placement ---- */
 
 /* Two phases: stale keys leave the name map (they live while members hold
- * them), then every task is re-evaluated against the new groups, moving to
- * new keys; a stale key goes with its last member. A task whose new key
- * cannot be made keeps the old one, cookie included, and stays unsettled
- * for the next scan. */
+ * them), then every process is read afresh and judged by the new groups,
+ * moving to new keys; a stale key goes with its last member. A task whose
+ * new key cannot be made keeps the old one, cookie included, and stays
+ * unsettled for the next scan. */
 struct conf *engine_set_conf(struct engine *e, struct conf *c)
 {
 	struct conf *old = e->conf;
-	size_t nt = 0;
-	void **tasks;
 
 	e->conf = c;
 	if (!old)
 		return NULL;
 	table_detach_stale(e);
-	tasks = engine_snapshot(e->tasks, &nt);
-	for (size_t i = 0; i < nt; i++)
-		engine_rekey(e, tasks[i]);
-	free(tasks);
+	(void)engine_scan_all(e);
 	return old;
 }
 
@@ -492,12 +530,16 @@ static int place(struct engine *e, const struct engine_place *req, const struct 
 		else
 			engine_key_name_for(g, t, name, sizeof(name));
 		r = table_join(e, t, g, name, 0);
+		if (r < 0) {
+			t->unsettled = true;
+			note_failure(e, t, r, "make the group's key");
+		}
 	} else if (r >= 0)
 		table_set_key(e, t, NULL);
 	if (r >= 0) {
 		if (g || t->recorded)
 			e->state_dirty = true;
-		t->origin = req->origin;
+		table_set_origin(e, t, req->origin);
 		t->placer = req->placer;
 		if (!g)
 			t->cookie = COOKIE_UNKNOWN; /* clear even what reads 0 now */
@@ -556,6 +598,8 @@ void engine_tick(struct engine *e)
 	(void)smt_usable(e);
 	if (e->rescan)
 		(void)engine_scan(e, false, true);
+	else
+		engine_retry_unsettled(e);
 }
 
 bool engine_hazard(const struct engine *e)

@@ -34,6 +34,7 @@ struct key {
 	struct holder *holder; /* NULL: trusted (cookie 0), or Per=process with one member */
 	sc_cookie cookie;    /* 0: trusted, or Per=process before its first member */
 	unsigned n_tasks;    /* members; the key is released when it drops to 0 */
+	unsigned n_anchored; /* members placed by a rule or explicitly (not sticky) */
 	bool detached;       /* stale since a reload: released with its last member */
 	uint64_t assignments;
 	void *stats;         /* forced-idle accounting, owned by stats.c */
@@ -54,6 +55,7 @@ struct task {
 	bool unsettled;      /* the last evaluation failed: the next scan retries */
 	bool recorded;       /* in the state file: its exit changes the file */
 	bool leader_gone;    /* its main thread exited; the process lives on */
+	bool threaded;       /* has had more than one thread since its exec */
 	uid_t placer;        /* explicit placements: the uid that asked (0: root) */
 };
 

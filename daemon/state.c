@@ -18,7 +18,7 @@
 
 #define HEADER "# coreschedd explicit placements: PID START ORIGIN GROUP KEY\n"
 
-static const enum origin stored_origins[] = { ORIGIN_ASSIGN, ORIGIN_RUN, ORIGIN_HOOK, ORIGIN_INHERITED };
+static const enum origin stored_origins[] = { ORIGIN_ASSIGN, ORIGIN_RUN, ORIGIN_HOOK, ORIGIN_INHERITED, ORIGIN_STICKY };
 
 static bool origin_stored(enum origin o)
 {

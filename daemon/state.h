@@ -17,7 +17,7 @@
 struct state_entry {
 	pid_t pid;
 	uint64_t start;          /* pid + start name one process */
-	enum origin origin;      /* assign, run, hook or inherited */
+	enum origin origin;      /* assign, run, hook, inherited or sticky */
 	char group[STATE_GROUP_MAX];
 	char key[MATCH_KEY_MAX]; /* "" for Per=group */
 };

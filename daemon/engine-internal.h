@@ -39,6 +39,7 @@ struct engine {
 	char *state_path;      /* explicit placements kept across restarts; NULL: none */
 	bool state_loaded;     /* state_path was read (or found absent) */
 	bool state_dirty;      /* the file no longer says what the table does */
+	bool state_lazy;       /* ...in what can wait for the tick: children, sticky members */
 	engine_exit_hook exit_hook;
 	void *exit_userdata;
 	struct grave graves[ENGINE_GRAVES];
@@ -89,9 +90,10 @@ void engine_process_key_name(const struct task *t, char *buf, size_t size);
 void engine_key_name_for(const struct group *g, const struct task *t, char *buf, size_t size);
 
 int engine_ensure(struct engine *e, struct task *t, bool repair);
-/* t is new to the table, a child of p (NULL: unknown): joins p's key or is
- * judged on its own (see on_fork). */
-void engine_judge_child(struct engine *e, struct task *t, struct task *p, const struct procinfo *pi);
+/* t is new to the table, a child of p (NULL: unknown) forked at forked_ns
+ * (0: unknown): joins p's key or is judged on its own (see on_fork). */
+void engine_judge_child(struct engine *e, struct task *t, struct task *p, const struct procinfo *pi,
+			uint64_t forked_ns);
 int engine_evaluate(struct engine *e, struct task *t, bool repair);
 /* engine-scan.c: a scan that judges every process again (a reload). */
 int engine_scan_all(struct engine *e);
@@ -108,3 +110,5 @@ const char *engine_rule_of(const struct engine *e, const struct key *k, char *bu
 /* engine-state.c: put the explicit placements state_path names back on
  * the tasks in the table (once per path), then rewrite the file. */
 void engine_state_restore(struct engine *e);
+/* The tick's write: what state_lazy held back too. */
+void engine_state_flush_lazy(struct engine *e);

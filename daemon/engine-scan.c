@@ -88,7 +88,7 @@ static int scan_one(void *userdata, pid_t pid)
 	t->generation = e->generation;
 	/* New to the table between a fork and its event: the fork's rule. */
 	if (r > 0 && !s->adopt) {
-		engine_judge_child(e, t, engine_task(e, pi.ppid), &pi);
+		engine_judge_child(e, t, engine_task(e, pi.ppid), &pi, 0);
 		return 0;
 	}
 	if (s->adopt) {
@@ -133,7 +133,7 @@ struct vote {
  * or a task left alone because its group is gone. */
 static bool restored(const struct task *t)
 {
-	return ((engine_origin_explicit(t->origin) || t->origin == ORIGIN_STICKY) && t->key) ||
+	return ((engine_origin_explicit(t->origin) || t->origin == ORIGIN_STICKY) && (t->key || t->want)) ||
 	       t->origin == ORIGIN_FOREIGN;
 }
 

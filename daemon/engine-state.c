@@ -4,6 +4,7 @@
  * and its group's key would get a fresh cookie: the engine records each
  * explicitly placed process, and a new run gives it its group back with
  * the cookie it still carries. */
+#define _GNU_SOURCE /* asprintf */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,48 +15,45 @@
 #include "log.h"
 #include "state.h"
 
-static bool origin_root(enum origin o)
-{
-	return o == ORIGIN_ASSIGN || o == ORIGIN_RUN || o == ORIGIN_HOOK;
-}
-
 static void entry_from(struct state_entry *en, const struct task *t)
 {
+	const char *slash = t->key ? NULL : strchr(t->want, '/');
+
 	*en = (struct state_entry){ .pid = t->pid, .start = t->start, .origin = t->origin };
-	snprintf(en->group, sizeof(en->group), "%s", t->key->group);
-	snprintf(en->key, sizeof(en->key), "%s", t->key->name);
+	if (t->key) {
+		snprintf(en->group, sizeof(en->group), "%s", t->key->group);
+		snprintf(en->key, sizeof(en->key), "%s", t->key->name);
+	} else if (slash) {
+		snprintf(en->group, sizeof(en->group), "%.*s", (int)(slash - t->want), t->want);
+		snprintf(en->key, sizeof(en->key), "%s", slash + 1);
+	}
 }
 
-/* Every explicitly placed process; for a key whose placed processes all
- * exited, one descendant that still carries its cookie, so that the rest
- * of the tree is found again through it; and every member of a key that
- * only sticky members hold (a rule's last match exited, its helpers live
- * on): no rule would find that key again after a restart. */
-static size_t collect(struct task **v, size_t n, struct state_entry *out)
+/* Every explicitly placed process and every child of one, and every member
+ * of a key that only sticky members hold (a rule's last match exited, its
+ * helpers live on): no rule would find those keys again after a restart. */
+static size_t collect(struct task **v, size_t n, struct state_entry *out, size_t max)
 {
-	struct hashmap *seen = hashmap_new(false); /* keys with an entry */
 	size_t m = 0;
 
-	for (int pass = 0; pass < 3; pass++)
-		for (size_t i = 0; i < n; i++) {
-			struct task *t = v[i];
-			bool want = pass == 0 ? origin_root(t->origin)
-				  : pass == 1 ? t->origin == ORIGIN_INHERITED
-					      : t->origin == ORIGIN_STICKY && t->key && t->key->n_anchored == 0;
+	for (size_t i = 0; i < n; i++) {
+		struct task *t = v[i];
 
-			if (pass == 0)
-				t->recorded = false;
-			if (!t->key || !want)
-				continue;
-			if (pass == 1 && (!seen || hashmap_get_u64(seen, (uintptr_t)t->key)))
-				continue;
-			if (seen && hashmap_put_u64(seen, (uintptr_t)t->key, t->key) < 0)
-				continue;
-			t->recorded = true;
+		t->recorded = m < max && ((t->key && engine_origin_explicit(t->origin)) ||
+					  (!t->key && t->want && strchr(t->want, '/')) ||
+					  (t->key && t->origin == ORIGIN_STICKY && t->key->n_anchored == 0));
+		if (t->recorded)
 			entry_from(&out[m++], t);
-		}
-	hashmap_free(seen);
+	}
 	return m;
+}
+
+void engine_state_flush_lazy(struct engine *e)
+{
+	if (e->state_lazy)
+		e->state_dirty = true;
+	e->state_lazy = false;
+	engine_state_flush(e);
 }
 
 void engine_state_flush(struct engine *e)
@@ -77,7 +75,7 @@ void engine_state_flush(struct engine *e)
 			    strerror(ENOMEM));
 		return;
 	}
-	m = collect((struct task **)v, n, entries);
+	m = collect((struct task **)v, n, entries, STATE_ENTRIES_MAX);
 	r = state_save(e->state_path, entries, m);
 	if (r < 0)
 		log_warning("Failed to record the explicit placements in %s: %s, ignoring.", e->state_path,
@@ -160,8 +158,12 @@ static int restore_one(struct engine *e, const struct state_entry *en, struct ha
 	}
 	r = restore_key(e, g, en, t);
 	if (r < 0) {
-		log_task(LOG_WARNING, t->pid, g->name, "Failed to restore PID %d (%s) to group '%s': %s, ignoring.",
+		log_task(LOG_WARNING, t->pid, g->name, "Failed to restore PID %d (%s) to group '%s': %s, trying again later.",
 			 t->pid, t->comm, g->name, strerror(-r));
+		free(t->want);
+		if (asprintf(&t->want, "%s/%s", en->group, en->key) < 0)
+			t->want = NULL;
+		table_set_origin(e, t, en->origin);
 		t->unsettled = true;
 		return 0;
 	}

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cookie.h"
@@ -172,6 +173,15 @@ static int l_sched_ext_enabled(void *u)
 	return read_flag("/sys/kernel/sched_ext/state", "enabled");
 }
 
+static uint64_t l_now_ns(void *u)
+{
+	struct timespec ts;
+
+	(void)u;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
 struct engine_sys *engine_sys_linux_new(const char *proc_root)
 {
 	size_t n = strlen(proc_root) + 1;
@@ -186,7 +196,8 @@ struct engine_sys *engine_sys_linux_new(const char *proc_root)
 		.pidfd_open = l_pidfd_open, .pidfd_alive = l_pidfd_alive, .pidfd_close = l_pidfd_close,
 		.cookie_get = l_cookie_get, .cookie_create = l_cookie_create, .cookie_assign = l_cookie_assign,
 		.holder_new = l_holder_new, .holder_free = l_holder_free, .holder_cookie = l_holder_cookie,
-		.smt_active = l_smt_active, .sched_ext_enabled = l_sched_ext_enabled, .userdata = s,
+		.smt_active = l_smt_active, .sched_ext_enabled = l_sched_ext_enabled, .now_ns = l_now_ns,
+		.userdata = s,
 	};
 	return &s->ops;
 }

@@ -93,7 +93,7 @@ static bool anchors(enum origin o)
 static void unanchor(struct engine *e, struct key *k)
 {
 	if (--k->n_anchored == 0 && k->n_tasks > 1)
-		e->state_dirty = true;
+		e->state_lazy = true;
 }
 
 void table_set_key(struct engine *e, struct task *t, struct key *k)
@@ -105,8 +105,11 @@ void table_set_key(struct engine *e, struct task *t, struct key *k)
 	if (k) {
 		k->n_tasks++;
 		k->n_anchored += anchors(t->origin);
+		k->n_explicit += engine_origin_explicit(t->origin);
 	}
 	t->key = k;
+	if (old && engine_origin_explicit(t->origin))
+		old->n_explicit--;
 	if (old && anchors(t->origin))
 		unanchor(e, old);
 	if (old && --old->n_tasks == 0)
@@ -117,12 +120,17 @@ void table_set_origin(struct engine *e, struct task *t, enum origin o)
 {
 	struct key *k = t->key;
 
+	if (k)
+		k->n_explicit += (int)engine_origin_explicit(o) - (int)engine_origin_explicit(t->origin);
 	if (k && anchors(t->origin) && !anchors(o))
 		unanchor(e, k);
 	else if (k && !anchors(t->origin) && anchors(o))
 		k->n_anchored++;
 	if (k && o == ORIGIN_STICKY && t->origin != o && k->n_anchored == 0)
-		e->state_dirty = true;
+		e->state_lazy = true;
+	/* A child of an explicit placement: recorded at the next tick. */
+	if (o != t->origin && (o == ORIGIN_INHERITED || t->origin == ORIGIN_INHERITED))
+		e->state_lazy = true;
 	t->origin = o;
 }
 
@@ -226,11 +234,12 @@ int table_key_hold(struct engine *e, struct key *k)
 void table_drop(struct engine *e, struct task *t)
 {
 	if (t->recorded)
-		e->state_dirty = true;
+		e->state_lazy = true; /* a stale line is harmless: pid and start must match */
 	hashmap_remove_u64(e->tasks, (uint64_t)t->pid);
 	table_set_key(e, t, NULL);
 	free(t->exe);
 	free(t->cgroup);
+	free(t->want);
 	free(t);
 }
 
@@ -296,6 +305,7 @@ int table_upsert(struct engine *e, const struct procinfo *pi, struct task **ret,
 	t->uid = pi->uid;
 	t->gid = pi->gid;
 	t->threaded = pi->threads > 1 || (t->threaded && !changed);
+	t->leader_gone = pi->state == 'Z' || pi->state == 'X';
 	snprintf(t->comm, sizeof(t->comm), "%s", pi->comm);
 	if (set_str(&t->exe, pi->exe, &changed) < 0 || set_str(&t->cgroup, pi->cgroup, &changed) < 0)
 		return -ENOMEM; /* the task stays, unsettled: the caller retries */

@@ -193,7 +193,13 @@ static int unclaimed(struct engine *e, struct task *t)
 	struct key *k = t->key;
 	char name[MATCH_KEY_MAX];
 
-	if (k && k->detached && (g = conf_find_group(e->conf, k->group))) {
+	/* A trusted key has no cookie to keep: its unclaimed members leave. */
+	if (k && k->trusted && !k->detached) {
+		table_set_key(e, t, NULL);
+		table_set_origin(e, t, ORIGIN_NONE);
+		return 0;
+	}
+	if (k && k->detached && (g = conf_find_group(e->conf, k->group)) && !g->trusted) {
 		engine_key_name_for(g, t, name, sizeof(name));
 		table_set_origin(e, t, ORIGIN_STICKY);
 		return table_join(e, t, g, name, 0);
@@ -228,6 +234,31 @@ static int unclaimed(struct engine *e, struct task *t)
 	return 0;
 }
 
+static int decide(struct engine *e, struct task *t);
+
+/* An explicit placement that could not be restored at start-up: tried
+ * again until its key can be made, or dropped with its group. */
+static int wanted(struct engine *e, struct task *t)
+{
+	const char *slash = strchr(t->want, '/');
+	char group[MATCH_KEY_MAX];
+	const struct group *g;
+	int r;
+
+	snprintf(group, sizeof(group), "%.*s", slash ? (int)(slash - t->want) : 0, t->want);
+	g = slash ? conf_find_group(e->conf, group) : NULL;
+	r = g ? table_join(e, t, g, slash + 1, t->cookie != 0 && !g->trusted ? t->pid : 0) : 0;
+	if (r < 0)
+		return r;
+	if (g && t->key->per == PER_PROCESS && t->key->cookie == 0 && t->cookie && t->cookie != COOKIE_UNKNOWN)
+		table_key_cookie(e, t->key, t->cookie);
+	if (!g)
+		table_set_origin(e, t, ORIGIN_RULE); /* its group went: the rules decide */
+	free(t->want);
+	t->want = NULL;
+	return g ? 0 : decide(e, t);
+}
+
 /* Policy: which key t belongs to. Explicit placements are sticky. */
 static int decide(struct engine *e, struct task *t)
 {
@@ -254,6 +285,8 @@ static int decide(struct engine *e, struct task *t)
 			return table_join(e, t, cg, t->key->name, 0);
 		table_set_origin(e, t, ORIGIN_RULE);
 	}
+	if (engine_origin_explicit(t->origin) && t->want)
+		return wanted(e, t);
 	if (rules_match(e->conf, &in, &m) <= 0)
 		return unclaimed(e, t);
 	if (m.group->per == PER_PROCESS)
@@ -348,20 +381,38 @@ static bool same_program(const struct task *p, const struct procinfo *pi)
  * after the fork: the child is judged on its own, by its program, its user
  * and the cookie it inherited, so that a helper forked inside one group
  * does not follow its parent out of it. */
-void engine_judge_child(struct engine *e, struct task *t, struct task *p, const struct procinfo *pi)
+void engine_judge_child(struct engine *e, struct task *t, struct task *p, const struct procinfo *pi,
+			uint64_t forked_ns)
 {
+	struct key *k;
+
+	/* The parent is gone unseen (a double fork), but the child carries
+	 * the cookie of an explicit placement: it descends from it. */
+	if (!p && (k = table_key_by_cookie(e, t->cookie)) && k->n_explicit) {
+		table_set_origin(e, t, ORIGIN_INHERITED);
+		table_set_key(e, t, k);
+		t->unsettled = engine_ensure(e, t, false) < 0;
+		return;
+	}
 	/* Unknown or foreign parents, and Per=process rules (each process its
-	 * own cookie): the child is judged on its own. */
-	if (!p || p == t || p->origin == ORIGIN_FOREIGN ||
+	 * own cookie): the child is judged on its own. So is a child forked
+	 * before its parent was placed or cleared by request. */
+	if (!p || p == t || p->origin == ORIGIN_FOREIGN || (forked_ns && forked_ns < p->placed_ns) ||
 	    (p->key && p->key->per == PER_PROCESS && (p->origin == ORIGIN_RULE || p->origin == ORIGIN_ADOPTED)) ||
-	    !(t->cookie == (p->key ? p->key->cookie : 0) || (p->key && p->key->per == PER_PROCESS && !p->key->cookie) ||
-	      same_program(p, pi))) {
+	    !(t->cookie == (p->key ? p->key->cookie : 0) || t->cookie == COOKIE_UNKNOWN ||
+	      (p->key && p->key->per == PER_PROCESS && !p->key->cookie) || same_program(p, pi))) {
 		(void)engine_evaluate(e, t, false);
 		return;
 	}
 	table_set_origin(e, t, child_origin(p->origin));
 	t->placer = p->placer;
 	table_set_key(e, t, p->key);
+	/* A parent not yet moved off a stale key (a reload's scan meets the
+	 * child first): the child moves now, as the parent will. */
+	if (p->key && p->key->detached) {
+		(void)engine_evaluate(e, t, false);
+		return;
+	}
 	/* a parent whose placement failed: both are tried again */
 	t->unsettled = engine_ensure(e, t, false) < 0 || p->unsettled;
 }
@@ -384,7 +435,7 @@ static int on_fork(struct engine *e, const struct procmon_event *ev)
 		r = table_upsert(e, &pi, &t, &changed);
 	/* Seen first by a scan or a request: what it said then is fresher. */
 	if (r > 0)
-		engine_judge_child(e, t, engine_task(e, ev->parent_tgid), &pi);
+		engine_judge_child(e, t, engine_task(e, ev->parent_tgid), &pi, ev->timestamp_ns);
 	if (r >= 0 && !SYS(e, pidfd_alive, fd))
 		table_drop(e, t);
 out:
@@ -436,6 +487,15 @@ void engine_set_exit_hook(struct engine *e, engine_exit_hook fn, void *userdata)
 	e->exit_userdata = userdata;
 }
 
+/* An event older than a request that placed or cleared the process: the
+ * request saw the process as it was after it, and stands. */
+static bool before_request(const struct engine *e, const struct procmon_event *ev)
+{
+	const struct task *t = engine_task(e, ev->tgid);
+
+	return t && ev->timestamp_ns && ev->timestamp_ns < t->placed_ns;
+}
+
 void engine_on_event(struct engine *e, const struct procmon_event *ev)
 {
 	int r = 0;
@@ -450,12 +510,14 @@ void engine_on_event(struct engine *e, const struct procmon_event *ev)
 		break;
 	case PROCMON_EXEC:
 		e->c.execs++;
-		r = handle_process(e, ev->tgid);
+		if (!before_request(e, ev))
+			r = handle_process(e, ev->tgid);
 		break;
 	case PROCMON_UID:
 	case PROCMON_GID:
 	case PROCMON_COMM:
-		r = handle_process(e, ev->tgid);
+		if (!before_request(e, ev))
+			r = handle_process(e, ev->tgid);
 		break;
 	case PROCMON_EXIT:
 		on_exit_(e, ev);
@@ -541,6 +603,7 @@ static int place(struct engine *e, const struct engine_place *req, const struct 
 			e->state_dirty = true;
 		table_set_origin(e, t, req->origin);
 		t->placer = req->placer;
+		t->placed_ns = SYS(e, now_ns);
 		if (!g)
 			t->cookie = COOKIE_UNKNOWN; /* clear even what reads 0 now */
 		r = engine_ensure(e, t, false);
@@ -600,6 +663,7 @@ void engine_tick(struct engine *e)
 		(void)engine_scan(e, false, true);
 	else
 		engine_retry_unsettled(e);
+	engine_state_flush_lazy(e);
 }
 
 bool engine_hazard(const struct engine *e)
@@ -647,7 +711,7 @@ struct engine *engine_free(struct engine *e)
 {
 	if (!e)
 		return NULL;
-	engine_state_flush(e);
+	engine_state_flush_lazy(e);
 	if (e->tasks && e->keys && e->by_cookie)
 		table_free_all(e);
 	hashmap_free(e->tasks);

@@ -35,6 +35,7 @@ struct key {
 	sc_cookie cookie;    /* 0: trusted, or Per=process before its first member */
 	unsigned n_tasks;    /* members; the key is released when it drops to 0 */
 	unsigned n_anchored; /* members placed by a rule or explicitly (not sticky) */
+	unsigned n_explicit; /* members placed explicitly, or their children */
 	bool detached;       /* stale since a reload: released with its last member */
 	uint64_t assignments;
 	void *stats;         /* forced-idle accounting, owned by stats.c */
@@ -57,6 +58,8 @@ struct task {
 	bool leader_gone;    /* its main thread exited; the process lives on */
 	bool threaded;       /* has had more than one thread since its exec */
 	uid_t placer;        /* explicit placements: the uid that asked (0: root) */
+	char *want;          /* "group/name" of an explicit placement not yet applied (restore) */
+	uint64_t placed_ns;  /* when a request placed or cleared it: older events do not undo that */
 };
 
 struct engine_counters {

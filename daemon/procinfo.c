@@ -108,6 +108,7 @@ int procinfo_parse_stat(const char *text, struct procinfo *ret)
 
 	ret->pid = (pid_t)pid;
 	ret->threads = (unsigned)threads;
+	ret->state = stat_field(close + 1, 3)[0];
 	ret->ppid = (pid_t)ppid;
 	ret->start_time = start;
 	/* Workqueue threads show more than TASK_COMM_LEN here; keep what fits. */

@@ -180,14 +180,13 @@ int auth_read_creds(const char *proc_root, pid_t pid, struct auth_creds *ret)
 	ssize_t n;
 	int fd, r;
 
-	snprintf(path, sizeof(path), "%s/%d", proc_root, (int)pid);
-	if (stat(path, &st) < 0)
-		return errno == ENOENT ? -ESRCH : -errno;
 	snprintf(path, sizeof(path), "%s/%d/status", proc_root, (int)pid);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return errno == ENOENT ? -ESRCH : -errno;
-	n = read(fd, buf, sizeof(buf) - 1);
+	/* The kernel gives a non-dumpable task's files (not its directory,
+	 * which stays the euid's for ps) to root. */
+	n = fstat(fd, &st) < 0 ? -1 : read(fd, buf, sizeof(buf) - 1);
 	r = n < 0 ? -errno : 0;
 	close(fd);
 	if (r < 0)

@@ -54,19 +54,19 @@ bool auth_group_allows(const struct group *g, const struct auth_peer *p);
 struct auth_creds {
 	uid_t uid[4];
 	gid_t gid[4];
-	uid_t proc_owner; /* owner of /proc/PID: root when not dumpable */
+	uid_t proc_owner; /* owner of /proc/PID/status: root when not dumpable */
 };
 
 /* The Uid: and Gid: lines of /proc/PID/status, all four numbers each.
  * -EBADMSG for anything else. */
 int auth_parse_status(const char *text, struct auth_creds *ret);
-/* Reads proc_root/PID/status and the owner of proc_root/PID. Called only
+/* Reads proc_root/PID/status and its owner. Called only
  * from inside engine_place()'s authorize(), while the engine holds the
  * target's pidfd, so what it reads is the process acted on. */
 int auth_read_creds(const char *proc_root, pid_t pid, struct auth_creds *ret);
 /* PTRACE_MODE_READ_REALCREDS for an unprivileged caller: its uid equals
  * the target's real, effective and saved uid, its gid the target's real,
- * effective and saved gid, and the target is dumpable (its /proc entry is
+ * effective and saved gid, and the target is dumpable (its /proc files are
  * owned by the caller's uid, not by root). 0 or -EPERM. */
 int auth_may_act_on(uid_t uid, gid_t gid, const struct auth_creds *t);
 

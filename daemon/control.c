@@ -11,6 +11,7 @@
 #include <syslog.h>
 #include <unistd.h>
 
+#include "control-call.h"
 #include "control-socket.h"
 #include "varlink.h"
 
@@ -37,7 +38,6 @@
 #define ACCEPT_RETRY_USEC (1000u * 1000u)
 #define RATELIMIT_INTERVAL_USEC (5u * 1000000u)
 #define RATELIMIT_BURST 5u
-#define SERVICE_INTERFACE "org.varlink.service"
 
 struct client {
 	struct control_server *server;
@@ -247,15 +247,6 @@ static int client_send_reply(struct client *c, json_object *params)
 	return r < 0 ? r : client_queue(c, buf, len, false);
 }
 
-static json_object *params_string(const char *key, const char *value)
-{
-	json_object *o = json_object_new_object();
-
-	if (o)
-		json_object_object_add(o, key, json_object_new_string(value));
-	return o;
-}
-
 /* The stream can no longer be trusted: answer once, then close. */
 static int client_protocol_error(struct client *c, const char *name, json_object *params)
 {
@@ -267,114 +258,16 @@ static int client_protocol_error(struct client *c, const char *name, json_object
 	return client_send_error(c, name, params, true);
 }
 
-static int service_get_info(struct control_server *s, json_object **ret_reply)
-{
-	json_object *o = json_object_new_object(), *ifaces = json_object_new_array();
-
-	if (!o || !ifaces) {
-		json_object_put(o);
-		json_object_put(ifaces);
-		return -ENOMEM;
-	}
-	json_object_object_add(o, "vendor", json_object_new_string("coresched"));
-	json_object_object_add(o, "product", json_object_new_string("coreschedd"));
-	json_object_object_add(o, "version", json_object_new_string(s->cfg.version));
-	json_object_object_add(o, "url", json_object_new_string(s->cfg.url));
-	json_object_array_add(ifaces, json_object_new_string(SERVICE_INTERFACE));
-	json_object_array_add(ifaces, json_object_new_string(CONTROL_INTERFACE));
-	json_object_object_add(o, "interfaces", ifaces);
-	*ret_reply = o;
-	return 0;
-}
-
-static int service_describe(struct control_server *s, json_object *params,
-			    json_object **ret_reply, struct control_error *ret_error)
-{
-	const char *text = NULL, *name;
-	json_object *v;
-
-	if (!json_object_object_get_ex(params, "interface", &v) ||
-	    !json_object_is_type(v, json_type_string)) {
-		ret_error->name = VL_ERROR_INVALID_PARAMETER;
-		ret_error->params = params_string("parameter", "interface");
-		return -EINVAL;
-	}
-	name = json_object_get_string(v);
-	if (strcmp(name, SERVICE_INTERFACE) == 0)
-		text = control_service_description;
-	else if (strcmp(name, CONTROL_INTERFACE) == 0)
-		text = s->cfg.interface_description;
-	if (!text) {
-		ret_error->name = VL_ERROR_INTERFACE_NOT_FOUND;
-		ret_error->params = params_string("interface", name);
-		return -ENOENT;
-	}
-	*ret_reply = params_string("description", text);
-	return *ret_reply ? 0 : -ENOMEM;
-}
-
-static bool interface_known(const struct control_server *s, const char *method)
-{
-	size_t len = (size_t)(strrchr(method, '.') - method);
-
-	if (len == strlen(SERVICE_INTERFACE) && strncmp(method, SERVICE_INTERFACE, len) == 0)
-		return true;
-	for (size_t i = 0; i < s->n_methods; i++)
-		if (strncmp(s->methods[i].name, method, len) == 0 && s->methods[i].name[len] == '.')
-			return true;
-	return false;
-}
-
-/* Runs a built-in or a handler; every outcome is a reply or an error. */
-static int server_call(struct control_server *s, const struct control_caller *caller,
-		       const struct vl_call *call, json_object **ret_reply,
-		       struct control_error *ret_error)
-{
-	const struct auth_method *m = auth_method(call->method);
-
-	if (call->more || call->upgrade) {
-		ret_error->name = VL_ERROR_INVALID_PARAMETER;
-		ret_error->params = params_string("parameter", call->more ? "more" : "upgrade");
-		return -EOPNOTSUPP;
-	}
-	if (m && m->need == AUTH_PRIVILEGED && !caller->privileged) {
-		char why[160];
-
-		snprintf(why, sizeof(why), "%s needs root or a member of ControlGroup=",
-			 strrchr(m->name, '.') + 1);
-		ret_error->name = CONTROL_ERROR_PERMISSION;
-		ret_error->params = params_string("reason", why);
-		return -EPERM;
-	}
-	if (strcmp(call->method, SERVICE_INTERFACE ".GetInfo") == 0)
-		return service_get_info(s, ret_reply);
-	if (strcmp(call->method, SERVICE_INTERFACE ".GetInterfaceDescription") == 0)
-		return service_describe(s, call->params, ret_reply, ret_error);
-	for (size_t i = 0; i < s->n_methods; i++)
-		if (strcmp(s->methods[i].name, call->method) == 0)
-			return s->methods[i].fn(s->userdata, caller, call->params, ret_reply,
-						ret_error);
-	if (interface_known(s, call->method)) {
-		ret_error->name = VL_ERROR_METHOD_NOT_FOUND;
-		ret_error->params = params_string("method", call->method);
-	} else {
-		size_t len = (size_t)(strrchr(call->method, '.') - call->method);
-		char iface[256];
-
-		snprintf(iface, sizeof(iface), "%.*s", (int)len, call->method);
-		ret_error->name = VL_ERROR_INTERFACE_NOT_FOUND;
-		ret_error->params = params_string("interface", iface);
-	}
-	return -ENOENT;
-}
-
 static int client_answer(struct client *c, const struct vl_call *call)
 {
+	const struct control_server *s = c->server;
+	const struct control_routes rt = { s->methods, s->n_methods, s->userdata, s->cfg.version, s->cfg.url,
+					   s->cfg.interface_description };
 	struct control_error err = { 0 };
 	json_object *reply = NULL;
 	int r;
 
-	r = server_call(c->server, &c->caller, call, &reply, &err);
+	r = control_call(&rt, &c->caller, call, &reply, &err);
 	if (call->oneway) {
 		json_object_put(reply);
 		json_object_put(err.params);
@@ -388,7 +281,7 @@ static int client_answer(struct client *c, const struct vl_call *call)
 	if (!err.name) {
 		json_object_put(err.params);
 		err.name = CONTROL_ERROR_INTERNAL;
-		err.params = params_string("reason", strerror(-r));
+		err.params = control_params_string("reason", strerror(-r));
 	}
 	return client_send_error(c, err.name, err.params, false);
 }
@@ -459,7 +352,7 @@ static int client_read(struct client *c)
 	r = vl_buffer_space(c->in, &p, &room);
 	if (r == -EMSGSIZE)
 		return client_protocol_error(c, VL_ERROR_INVALID_PARAMETER,
-					     params_string("parameter", "message"));
+					     control_params_string("parameter", "message"));
 	if (r < 0)
 		return r;
 	n = recv(c->caller.fd, p, room, MSG_DONTWAIT);
@@ -511,7 +404,7 @@ static int client_serve(struct client *c, bool readable)
 	}
 	if (r == -EMSGSIZE)
 		return client_protocol_error(c, VL_ERROR_INVALID_PARAMETER,
-					     params_string("parameter", "message"));
+					     control_params_string("parameter", "message"));
 	c->more = budget == 0;
 	return 0;
 }

@@ -123,7 +123,7 @@ int cli_error(int negerrno, const char *fmt, ...)
 	va_end(ap);
 	fprintf(stderr, ": %s\n", sc_strerror(negerrno));
 	switch (-negerrno) {
-	case EINVAL: return EXIT_NO_SCHED_CORE;
+	case EINVAL: return sc_probe() == -EINVAL ? EXIT_NO_SCHED_CORE : EXIT_FAILURE;
 	case ENODEV: return EXIT_NO_SMT;
 	case ESRCH: return EXIT_NO_PROCESS;
 	case EPERM: return EXIT_DENIED;

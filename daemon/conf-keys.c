@@ -401,6 +401,7 @@ static const struct conf_key keys[] = {
 	D("ControlGroup", parse_control_group, print_control_group, control_gid, 0, 0, 0),
 	D("MaxClients", parse_uint, print_uint, max_clients, 1, 4096, 64),
 	D("MaxClientsPerUser", parse_uint, print_uint, max_clients_per_uid, 1, 4096, 8),
+	D("IdleTimeoutSec", parse_uint, print_uint, idle_timeout_sec, 1, 86400, 60),
 	D("ForceIdleAccounting", parse_bool, print_bool, force_idle_accounting, 0, 0, true),
 	D("StatsIntervalSec", parse_uint, print_uint, stats_interval_sec, 1, 3600, 10),
 	D("MetricsFile", parse_abs_path, print_string, metrics_file, 0, 0, 0),

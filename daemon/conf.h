@@ -83,6 +83,7 @@ struct daemon_settings {
 	gid_t control_gid;           /* ControlGroup= name or gid */
 	unsigned max_clients;        /* MaxClients=, default 64 */
 	unsigned max_clients_per_uid;/* MaxClientsPerUser=, default 8 */
+	unsigned idle_timeout_sec;   /* IdleTimeoutSec=, default 60: control clients */
 	bool force_idle_accounting;  /* ForceIdleAccounting=, default yes */
 	unsigned stats_interval_sec; /* StatsIntervalSec=, default 10 */
 	char *metrics_file;          /* MetricsFile=, default none */

@@ -11,6 +11,7 @@
 #include <syslog.h>
 #include <unistd.h>
 
+#include "control-call.h"
 #include "control-socket.h"
 #include "varlink.h"
 
@@ -22,23 +23,41 @@
 #define DEFAULT_MAX_CLIENTS_PER_UID 16u
 #define DEFAULT_READ_DEADLINE_USEC (5u * 1000000u)
 #define DEFAULT_MAX_OUTPUT_BYTES (1024u * 1024u)
+#define DEFAULT_RESERVED_CLIENTS 8u
+#define DEFAULT_IDLE_TIMEOUT_USEC (60u * 1000000u)
+#define DEFAULT_CLIENT_COST_RATE 50u
+#define DEFAULT_CLIENT_COST_BURST 100u
+#define DEFAULT_TOTAL_COST_RATE 200u
+#define DEFAULT_TOTAL_COST_BURST 400u
+/* Requests served per client per wakeup: the rest wait for the next pass
+ * of the loop, behind the process events. */
+#define REQUESTS_PER_WAKEUP 4
+/* Below the event sources' default 0: process events are served first. */
+#define CLIENT_PRIORITY 10
 #define ACCEPTS_PER_WAKEUP 32
 #define ACCEPT_RETRY_USEC (1000u * 1000u)
 #define RATELIMIT_INTERVAL_USEC (5u * 1000000u)
 #define RATELIMIT_BURST 5u
-#define SERVICE_INTERFACE "org.varlink.service"
 
 struct client {
 	struct control_server *server;
 	struct client *prev, *next;
 	struct control_caller caller;
+	struct auth_peer peer;
 	sd_event_source *io, *timer;
 	struct vl_buffer *in;
 	char *out;
 	size_t out_start, out_end, out_alloc;
-	bool timer_armed;
-	bool progress; /* a message completed since the deadline was set */
-	bool closing;  /* no more input: flush what is queued, then close */
+	struct vl_call held;    /* decoded, waiting for its cost to be affordable */
+	bool has_held;
+	bool more;              /* the budget ran out with messages maybe buffered */
+	bool closing;           /* no more input: flush what is queued, then close */
+	uint64_t in_progress;   /* last message completed (or connect) */
+	uint64_t out_progress;  /* output last moved (or became pending) */
+	uint64_t active;        /* last message or the last reply fully taken */
+	uint64_t resume;        /* throttled until then; 0: not */
+	struct auth_bucket bucket;
+	bool unprivileged_slot; /* counted in server->unprivileged */
 };
 
 struct control_server {
@@ -52,6 +71,8 @@ struct control_server {
 	void *userdata;
 	struct client *clients;
 	struct control_stats stats;
+	unsigned unprivileged;  /* clients admitted as unprivileged */
+	struct auth_bucket bucket; /* all unprivileged clients together */
 	uint64_t rl_begin;
 	unsigned rl_count, rl_suppressed;
 };
@@ -83,9 +104,27 @@ static bool control_ratelimit(struct control_server *s)
 	return false;
 }
 
+static bool server_privileged(const struct control_server *s, const struct auth_peer *peer)
+{
+	return s->cfg.privileged ? s->cfg.privileged(s->userdata, peer) : peer->uid == 0;
+}
+
+static bool client_privileged(const struct client *c)
+{
+	return server_privileged(c->server, &c->peer);
+}
+
 static size_t client_out_pending(const struct client *c)
 {
 	return c->out_end - c->out_start;
+}
+
+static uint64_t server_now(const struct control_server *s)
+{
+	uint64_t now = 0;
+
+	(void)sd_event_now(s->event, CLOCK_MONOTONIC, &now);
+	return now;
 }
 
 static void client_free(struct client *c)
@@ -99,9 +138,13 @@ static void client_free(struct client *c)
 	if (c->next)
 		c->next->prev = c->prev;
 	s->stats.clients--;
+	s->unprivileged -= c->unprivileged_slot;
 	sd_event_source_disable_unref(c->io);
 	sd_event_source_disable_unref(c->timer);
 	close(c->caller.fd);
+	auth_peer_done(&c->peer);
+	if (c->has_held)
+		vl_call_done(&c->held);
 	vl_buffer_free(c->in);
 	free(c->out);
 	free(c);
@@ -119,7 +162,8 @@ static void client_drop(struct client *c, const char *why)
 	client_free(c);
 }
 
-/* Writes what the socket takes now; never waits. */
+/* Writes what the socket takes now; never waits. Output that moves is
+ * progress: only a peer that stops reading runs into the deadline. */
 static int client_flush(struct client *c)
 {
 	while (client_out_pending(c) > 0) {
@@ -130,8 +174,12 @@ static int client_flush(struct client *c)
 				continue;
 			return errno == EAGAIN ? 0 : -errno;
 		}
+		if (n > 0)
+			c->out_progress = server_now(c->server);
 		c->out_start += (size_t)n;
 	}
+	if (c->out_end > 0)
+		c->active = server_now(c->server);
 	c->out_start = c->out_end = 0;
 	if (c->out_alloc > VL_MESSAGE_MAX) { /* one large reply: don't keep its room */
 		free(c->out);
@@ -152,6 +200,8 @@ static int client_queue(struct client *c, char *buf, size_t len, bool force)
 		r = -ENOBUFS;
 		goto out;
 	}
+	if (pending == 0)
+		c->out_progress = server_now(c->server);
 	if (c->out_start > 0) {
 		memmove(c->out, c->out + c->out_start, pending);
 		c->out_start = 0;
@@ -197,15 +247,6 @@ static int client_send_reply(struct client *c, json_object *params)
 	return r < 0 ? r : client_queue(c, buf, len, false);
 }
 
-static json_object *params_string(const char *key, const char *value)
-{
-	json_object *o = json_object_new_object();
-
-	if (o)
-		json_object_object_add(o, key, json_object_new_string(value));
-	return o;
-}
-
 /* The stream can no longer be trusted: answer once, then close. */
 static int client_protocol_error(struct client *c, const char *name, json_object *params)
 {
@@ -217,103 +258,16 @@ static int client_protocol_error(struct client *c, const char *name, json_object
 	return client_send_error(c, name, params, true);
 }
 
-static int service_get_info(struct control_server *s, json_object **ret_reply)
-{
-	json_object *o = json_object_new_object(), *ifaces = json_object_new_array();
-
-	if (!o || !ifaces) {
-		json_object_put(o);
-		json_object_put(ifaces);
-		return -ENOMEM;
-	}
-	json_object_object_add(o, "vendor", json_object_new_string("coresched"));
-	json_object_object_add(o, "product", json_object_new_string("coreschedd"));
-	json_object_object_add(o, "version", json_object_new_string(s->cfg.version));
-	json_object_object_add(o, "url", json_object_new_string(s->cfg.url));
-	json_object_array_add(ifaces, json_object_new_string(SERVICE_INTERFACE));
-	json_object_array_add(ifaces, json_object_new_string(CONTROL_INTERFACE));
-	json_object_object_add(o, "interfaces", ifaces);
-	*ret_reply = o;
-	return 0;
-}
-
-static int service_describe(struct control_server *s, json_object *params,
-			    json_object **ret_reply, struct control_error *ret_error)
-{
-	const char *text = NULL, *name;
-	json_object *v;
-
-	if (!json_object_object_get_ex(params, "interface", &v) ||
-	    !json_object_is_type(v, json_type_string)) {
-		ret_error->name = VL_ERROR_INVALID_PARAMETER;
-		ret_error->params = params_string("parameter", "interface");
-		return -EINVAL;
-	}
-	name = json_object_get_string(v);
-	if (strcmp(name, SERVICE_INTERFACE) == 0)
-		text = control_service_description;
-	else if (strcmp(name, CONTROL_INTERFACE) == 0)
-		text = s->cfg.interface_description;
-	if (!text) {
-		ret_error->name = VL_ERROR_INTERFACE_NOT_FOUND;
-		ret_error->params = params_string("interface", name);
-		return -ENOENT;
-	}
-	*ret_reply = params_string("description", text);
-	return *ret_reply ? 0 : -ENOMEM;
-}
-
-static bool interface_known(const struct control_server *s, const char *method)
-{
-	size_t len = (size_t)(strrchr(method, '.') - method);
-
-	if (len == strlen(SERVICE_INTERFACE) && strncmp(method, SERVICE_INTERFACE, len) == 0)
-		return true;
-	for (size_t i = 0; i < s->n_methods; i++)
-		if (strncmp(s->methods[i].name, method, len) == 0 && s->methods[i].name[len] == '.')
-			return true;
-	return false;
-}
-
-/* Runs a built-in or a handler; every outcome is a reply or an error. */
-static int server_call(struct control_server *s, const struct control_caller *caller,
-		       const struct vl_call *call, json_object **ret_reply,
-		       struct control_error *ret_error)
-{
-	if (call->more || call->upgrade) {
-		ret_error->name = VL_ERROR_INVALID_PARAMETER;
-		ret_error->params = params_string("parameter", call->more ? "more" : "upgrade");
-		return -EOPNOTSUPP;
-	}
-	if (strcmp(call->method, SERVICE_INTERFACE ".GetInfo") == 0)
-		return service_get_info(s, ret_reply);
-	if (strcmp(call->method, SERVICE_INTERFACE ".GetInterfaceDescription") == 0)
-		return service_describe(s, call->params, ret_reply, ret_error);
-	for (size_t i = 0; i < s->n_methods; i++)
-		if (strcmp(s->methods[i].name, call->method) == 0)
-			return s->methods[i].fn(s->userdata, caller, call->params, ret_reply,
-						ret_error);
-	if (interface_known(s, call->method)) {
-		ret_error->name = VL_ERROR_METHOD_NOT_FOUND;
-		ret_error->params = params_string("method", call->method);
-	} else {
-		size_t len = (size_t)(strrchr(call->method, '.') - call->method);
-		char iface[256];
-
-		snprintf(iface, sizeof(iface), "%.*s", (int)len, call->method);
-		ret_error->name = VL_ERROR_INTERFACE_NOT_FOUND;
-		ret_error->params = params_string("interface", iface);
-	}
-	return -ENOENT;
-}
-
 static int client_answer(struct client *c, const struct vl_call *call)
 {
+	const struct control_server *s = c->server;
+	const struct control_routes rt = { s->methods, s->n_methods, s->userdata, s->cfg.version, s->cfg.url,
+					   s->cfg.interface_description };
 	struct control_error err = { 0 };
 	json_object *reply = NULL;
 	int r;
 
-	r = server_call(c->server, &c->caller, call, &reply, &err);
+	r = control_call(&rt, &c->caller, call, &reply, &err);
 	if (call->oneway) {
 		json_object_put(reply);
 		json_object_put(err.params);
@@ -327,36 +281,70 @@ static int client_answer(struct client *c, const struct vl_call *call)
 	if (!err.name) {
 		json_object_put(err.params);
 		err.name = CONTROL_ERROR_INTERNAL;
-		err.params = params_string("reason", strerror(-r));
+		err.params = control_params_string("reason", strerror(-r));
 	}
 	return client_send_error(c, err.name, err.params, false);
 }
 
+/* Whether the call is affordable now: privileged callers are not charged;
+ * an unprivileged one pays from its own bucket and the shared one. */
+static bool client_afford(struct client *c, const char *method)
+{
+	struct control_server *s = c->server;
+	unsigned cost = auth_method_cost(method);
+	uint64_t now = server_now(s), wait;
+
+	if (c->caller.privileged)
+		return true;
+	wait = auth_bucket_take(&c->bucket, cost, s->cfg.client_cost_rate, s->cfg.client_cost_burst, now);
+	if (wait == 0) {
+		wait = auth_bucket_take(&s->bucket, cost, s->cfg.total_cost_rate, s->cfg.total_cost_burst, now);
+		if (wait > 0) /* refund: it was not served */
+			c->bucket.tokens_milli += (uint64_t)(cost < s->cfg.client_cost_burst ? cost : s->cfg.client_cost_burst) * 1000;
+	}
+	if (wait == 0)
+		return true;
+	s->stats.throttled++;
+	c->resume = now + wait;
+	return false;
+}
+
+/* Serves the held call if it is affordable now: 1 served, 0 still held. */
+static int client_serve_held(struct client *c)
+{
+	int r;
+
+	if (!client_afford(c, c->held.method))
+		return 0;
+	c->resume = 0;
+	r = client_answer(c, &c->held);
+	vl_call_done(&c->held);
+	c->has_held = false;
+	return r < 0 ? r : 1;
+}
+
 static int client_dispatch(struct client *c, const char *msg, size_t len)
 {
-	struct vl_call call;
 	const char *ename;
 	json_object *eparams;
 	int r;
 
-	r = vl_decode_call(msg, len, &call, &ename, &eparams);
+	r = vl_decode_call(msg, len, &c->held, &ename, &eparams);
 	if (r == -EBADMSG)
 		return client_protocol_error(c, ename, eparams);
 	if (r == -EINVAL)
 		return client_send_error(c, ename, eparams, false);
 	if (r < 0)
 		return r;
-	r = client_answer(c, &call);
-	vl_call_done(&call);
-	return r;
+	c->has_held = true;
+	r = client_serve_held(c);
+	return r < 0 ? r : 0;
 }
 
-/* One read per wakeup: level-triggered epoll brings us back for more,
- * so one busy client can't starve the others. */
+/* Reads once, if asked and there is room. */
 static int client_read(struct client *c)
 {
-	const char *msg;
-	size_t room, len;
+	size_t room;
 	ssize_t n;
 	char *p;
 	int r;
@@ -364,7 +352,7 @@ static int client_read(struct client *c)
 	r = vl_buffer_space(c->in, &p, &room);
 	if (r == -EMSGSIZE)
 		return client_protocol_error(c, VL_ERROR_INVALID_PARAMETER,
-					     params_string("parameter", "message"));
+					     control_params_string("parameter", "message"));
 	if (r < 0)
 		return r;
 	n = recv(c->caller.fd, p, room, MSG_DONTWAIT);
@@ -375,46 +363,92 @@ static int client_read(struct client *c)
 		return 0;
 	}
 	vl_buffer_advance(c->in, (size_t)n);
-	while (!c->closing && (r = vl_buffer_next(c->in, &msg, &len)) > 0) {
-		c->progress = true;
-		r = client_dispatch(c, msg, len);
+	return 1;
+}
+
+/* At most REQUESTS_PER_WAKEUP requests, one read from the socket when
+ * readable: level-triggered epoll (or EPOLLOUT, see client_update()) brings
+ * us back for more, so one busy client can't starve the others or the
+ * process events. Nothing more is served while replies wait unread. */
+static int client_serve(struct client *c, bool readable)
+{
+	int budget = REQUESTS_PER_WAKEUP, r = 0;
+	const char *msg;
+	size_t len;
+
+	c->more = false;
+	while (!c->closing && budget > 0 && client_out_pending(c) == 0) {
+		if (c->has_held) {
+			r = client_serve_held(c);
+			if (r <= 0)
+				return r;
+		} else if ((r = vl_buffer_next(c->in, &msg, &len)) > 0) {
+			c->in_progress = c->active = server_now(c->server);
+			r = client_dispatch(c, msg, len);
+		} else if (r == 0 && readable) {
+			readable = false;
+			r = client_read(c);
+			if (r <= 0)
+				return r;
+			continue;
+		} else {
+			break;
+		}
 		/* Flushing between replies keeps the output limit about what the
 		 * peer leaves unread, not about how many requests it pipelined. */
 		if (r >= 0)
 			r = client_flush(c);
 		if (r < 0)
 			return r;
+		budget--;
 	}
 	if (r == -EMSGSIZE)
 		return client_protocol_error(c, VL_ERROR_INVALID_PARAMETER,
-					     params_string("parameter", "message"));
+					     control_params_string("parameter", "message"));
+	c->more = budget == 0;
 	return 0;
 }
 
+/* The next moment something is due: the read deadline for a half-sent
+ * message, the output deadline for unread replies, the end of a throttle,
+ * or the idle timeout. */
+static uint64_t client_due(const struct client *c, const char **ret_why)
+{
+	const struct control_config *cfg = &c->server->cfg;
+
+	if (client_out_pending(c) > 0) {
+		*ret_why = "unread output for too long";
+		return c->out_progress + cfg->read_deadline_usec;
+	}
+	if (c->has_held) {
+		*ret_why = NULL;
+		return c->resume;
+	}
+	if (!c->closing && !c->more && vl_buffer_pending(c->in) > 0) {
+		*ret_why = "deadline passed";
+		return c->in_progress + cfg->read_deadline_usec;
+	}
+	*ret_why = "idle";
+	return c->active + cfg->idle_timeout_usec;
+}
+
 /* Settles the client after an event: closes it when done, else polls for
- * what it needs and keeps the deadline running while it owes or is owed a
- * message. */
+ * what it needs and arms its one timer for what is due next. */
 static int client_update(struct client *c)
 {
-	struct control_server *s = c->server;
-	bool out = client_out_pending(c) > 0;
-	bool busy = out || (!c->closing && vl_buffer_pending(c->in) > 0);
+	bool out = client_out_pending(c) > 0, serving = !c->has_held && !out && !c->closing;
+	const char *why;
 	int r;
 
 	if (c->closing && !out)
 		return -ECONNRESET;
-	r = sd_event_source_set_io_events(c->io, (c->closing ? 0 : EPOLLIN) | (out ? EPOLLOUT : 0));
+	/* EPOLLOUT with nothing to write fires at once: the next pass of the
+	 * loop serves what the budget left. */
+	r = sd_event_source_set_io_events(c->io, (serving ? EPOLLIN : 0) |
+						 (out || (serving && c->more) ? EPOLLOUT : 0));
 	if (r < 0)
 		return r;
-	if (!busy) {
-		c->timer_armed = false;
-		return sd_event_source_set_enabled(c->timer, SD_EVENT_OFF);
-	}
-	if (c->timer_armed && !c->progress)
-		return 0;
-	c->progress = false;
-	c->timer_armed = true;
-	r = sd_event_source_set_time_relative(c->timer, s->cfg.read_deadline_usec);
+	r = sd_event_source_set_time(c->timer, client_due(c, &why));
 	return r < 0 ? r : sd_event_source_set_enabled(c->timer, SD_EVENT_ONESHOT);
 }
 
@@ -427,10 +461,12 @@ static int on_client_io(sd_event_source *src, int fd, uint32_t revents, void *us
 	(void)fd;
 	if (revents & EPOLLOUT)
 		r = client_flush(c);
-	if (r >= 0 && !c->closing && (revents & (EPOLLIN | EPOLLHUP | EPOLLERR)))
-		r = client_read(c);
-	else if (r >= 0 && (revents & (EPOLLHUP | EPOLLERR)))
+	if (r >= 0 && !c->closing) {
+		c->caller.privileged = client_privileged(c);
+		r = client_serve(c, revents & (EPOLLIN | EPOLLHUP | EPOLLERR));
+	} else if (r >= 0 && (revents & (EPOLLHUP | EPOLLERR))) {
 		r = client_flush(c); /* closing: fails now if the peer is gone */
+	}
 	if (r == -ENOBUFS) {
 		client_drop(c, "too much unread output");
 		return 0;
@@ -444,9 +480,30 @@ static int on_client_io(sd_event_source *src, int fd, uint32_t revents, void *us
 
 static int on_client_timer(sd_event_source *src, uint64_t usec, void *userdata)
 {
+	struct client *c = userdata;
+	const char *why;
+	int r;
+
 	(void)src;
-	(void)usec;
-	client_drop(userdata, "deadline passed");
+	if (client_due(c, &why) > usec) { /* rescheduled meanwhile */
+		if (client_update(c) < 0)
+			client_free(c);
+		return 0;
+	}
+	if (why) {
+		client_drop(c, why);
+		return 0;
+	}
+	c->caller.privileged = client_privileged(c);
+	r = client_serve(c, false);
+	if (r == -ENOBUFS) {
+		client_drop(c, "too much unread output");
+		return 0;
+	}
+	if (r >= 0)
+		r = client_update(c);
+	if (r < 0)
+		client_free(c);
 	return 0;
 }
 
@@ -455,11 +512,11 @@ static unsigned clients_of_uid(const struct control_server *s, uid_t uid)
 	unsigned n = 0;
 
 	for (const struct client *c = s->clients; c; c = c->next)
-		n += c->caller.uid == uid;
+		n += c->unprivileged_slot && c->caller.uid == uid;
 	return n;
 }
 
-static int client_new(struct control_server *s, int fd, const struct ucred *cred)
+static int client_new(struct control_server *s, int fd, struct auth_peer *peer, bool privileged)
 {
 	struct client *c = calloc(1, sizeof(*c));
 	int r = -ENOMEM;
@@ -467,18 +524,24 @@ static int client_new(struct control_server *s, int fd, const struct ucred *cred
 	if (!c)
 		return -ENOMEM;
 	c->server = s;
-	c->caller = (struct control_caller){ cred->uid, cred->gid, cred->pid, fd };
+	c->caller = (struct control_caller){ peer->uid, peer->gid, peer->pid, fd, &c->peer, privileged };
 	c->in = vl_buffer_new(VL_MESSAGE_MAX);
 	if (!c->in)
 		goto fail;
 	r = sd_event_add_io(s->event, &c->io, fd, EPOLLIN, on_client_io, c);
+	if (r >= 0)
+		r = sd_event_source_set_priority(c->io, CLIENT_PRIORITY);
 	if (r < 0)
 		goto fail;
-	r = sd_event_add_time_relative(s->event, &c->timer, CLOCK_MONOTONIC,
-				       s->cfg.read_deadline_usec, 0, on_client_timer, c);
+	c->in_progress = c->out_progress = c->active = server_now(s);
+	r = sd_event_add_time(s->event, &c->timer, CLOCK_MONOTONIC, c->active + s->cfg.idle_timeout_usec, 0,
+			      on_client_timer, c);
 	if (r < 0)
 		goto fail;
-	(void)sd_event_source_set_enabled(c->timer, SD_EVENT_OFF);
+	c->peer = *peer;
+	*peer = (struct auth_peer){ .pidfd = -1 };
+	c->unprivileged_slot = !privileged;
+	s->unprivileged += !privileged;
 	c->next = s->clients;
 	if (c->next)
 		c->next->prev = c;
@@ -496,24 +559,30 @@ fail:
 /* Closing at once keeps the listening socket from staying readable. */
 static void client_admit(struct control_server *s, int fd)
 {
-	struct ucred cred = { .pid = 0, .uid = (uid_t)-1, .gid = (gid_t)-1 };
-	socklen_t len = sizeof(cred);
+	struct auth_peer peer = { .uid = (uid_t)-1, .pidfd = -1 };
 	const char *why = NULL;
+	bool privileged = false;
 
-	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) < 0)
+	if (auth_peer_snapshot(fd, &peer) < 0) {
 		why = "no peer credentials";
-	else if (s->stats.clients >= s->cfg.max_clients)
-		why = "too many clients";
-	else if (clients_of_uid(s, cred.uid) >= s->cfg.max_clients_per_uid)
-		why = "too many clients for its uid";
-	else if (client_new(s, fd, &cred) < 0)
-		why = "out of memory";
+	} else {
+		struct auth_slots slots = { s->cfg.max_clients, s->cfg.max_clients_per_uid, s->cfg.reserved_clients };
+		struct auth_census now = { s->stats.clients, s->unprivileged, 0 };
+
+		privileged = server_privileged(s, &peer);
+		if (!privileged)
+			now.of_uid = clients_of_uid(s, peer.uid);
+		why = auth_admit(&slots, &now, privileged);
+		if (!why && client_new(s, fd, &peer, privileged) < 0)
+			why = "out of memory";
+	}
 	if (!why)
 		return;
 	s->stats.rejected++;
 	if (control_ratelimit(s))
 		control_log(s, LOG_WARNING, "control: refusing client pid %d uid %u: %s",
-			    (int)cred.pid, (unsigned)cred.uid, why);
+			    (int)peer.pid, (unsigned)peer.uid, why);
+	auth_peer_done(&peer);
 	close(fd);
 }
 
@@ -578,6 +647,20 @@ static void config_defaults(struct control_config *c)
 		c->read_deadline_usec = DEFAULT_READ_DEADLINE_USEC;
 	if (!c->max_output_bytes)
 		c->max_output_bytes = DEFAULT_MAX_OUTPUT_BYTES;
+	if (!c->reserved_clients)
+		c->reserved_clients = DEFAULT_RESERVED_CLIENTS;
+	if (c->reserved_clients >= c->max_clients) /* keep one shared slot */
+		c->reserved_clients = c->max_clients - 1;
+	if (!c->idle_timeout_usec)
+		c->idle_timeout_usec = DEFAULT_IDLE_TIMEOUT_USEC;
+	if (!c->client_cost_rate)
+		c->client_cost_rate = DEFAULT_CLIENT_COST_RATE;
+	if (!c->client_cost_burst)
+		c->client_cost_burst = DEFAULT_CLIENT_COST_BURST;
+	if (!c->total_cost_rate)
+		c->total_cost_rate = DEFAULT_TOTAL_COST_RATE;
+	if (!c->total_cost_burst)
+		c->total_cost_burst = DEFAULT_TOTAL_COST_BURST;
 	if (!c->version)
 		c->version = VERSION;
 	if (!c->url)

@@ -12,16 +12,22 @@
 #include <sys/types.h>
 #include <systemd/sd-event.h>
 
+#include "auth.h"
+
 #define CONTROL_INTERFACE "io.coresched"
 #define CONTROL_ERROR_INTERNAL "io.coresched.InternalError"
+#define CONTROL_ERROR_PERMISSION "io.coresched.PermissionDenied"
 
-/* Who is calling, from SO_PEERCRED at accept time: authorization is by
- * uid, and Run acts on the caller's own pid. */
+/* Who is calling, as the kernel recorded it at connect time (see
+ * auth.h): authorization is by uid and groups, and Run acts on exactly
+ * the connecting process through its pidfd. */
 struct control_caller {
 	uid_t uid;
 	gid_t gid;
 	pid_t pid;
 	int fd;
+	const struct auth_peer *peer;
+	bool privileged; /* judged again for each request */
 };
 
 struct control_error {
@@ -46,9 +52,19 @@ struct control_config {
 	const char *socket_path;       /* bound (0666) unless listen_fd > 0 */
 	int listen_fd;                 /* already listening (socket activation); owned on success */
 	unsigned max_clients;          /* default 64 */
-	unsigned max_clients_per_uid;  /* default 16 */
+	unsigned max_clients_per_uid;  /* unprivileged; default 16 */
+	unsigned reserved_clients;     /* slots only privileged callers take; default 8 */
 	uint64_t read_deadline_usec;   /* to finish a message or take a reply; default 5 s */
+	uint64_t idle_timeout_usec;    /* with nothing owed either way; default 60 s */
 	size_t max_output_bytes;       /* queued replies per client; default 1 MiB */
+	/* Cost units (auth_method_cost()) an unprivileged client may spend per
+	 * second and in one burst, and all unprivileged clients together;
+	 * defaults 50/100 and 200/400. Privileged callers are not charged. */
+	unsigned client_cost_rate, client_cost_burst;
+	unsigned total_cost_rate, total_cost_burst;
+	/* Root or a delegate? NULL: uid 0 only. Asked at accept and before
+	 * each request, so a reload that changes the answer takes effect. */
+	bool (*privileged)(void *userdata, const struct auth_peer *peer);
 	const char *version;           /* GetInfo; default VERSION */
 	const char *url;               /* GetInfo; default "" */
 	const char *interface_description; /* varlink IDL of io.coresched */
@@ -60,7 +76,8 @@ struct control_stats {
 	uint64_t accepted;        /* connections served */
 	uint64_t rejected;        /* closed at accept: over a client limit */
 	uint64_t protocol_errors; /* undecodable or oversized messages */
-	uint64_t dropped;         /* closed for a missed deadline or unread output */
+	uint64_t dropped;         /* closed for a missed deadline, idleness or unread output */
+	uint64_t throttled;       /* requests held back for their cost */
 };
 
 struct control_server;

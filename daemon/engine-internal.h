@@ -48,8 +48,6 @@ struct engine {
 
 #define SYS(e, fn, ...) ((e)->sys->fn((e)->sys->userdata, ##__VA_ARGS__))
 
-/* assign, run, hook, or inherited from one of those: sticky. */
-bool engine_origin_explicit(enum origin o);
 
 /* ---- engine-table.c: the task table; nothing else changes it ---- */
 /* Insert or refresh the process pi describes; a reused pid drops the old

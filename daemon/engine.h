@@ -24,6 +24,8 @@ enum origin {
 	ORIGIN_STICKY,    /* no group claims it: keeps the key it inherited */
 };
 const char *origin_to_string(enum origin o);
+/* assign, run, hook, or inherited from one of those: sticky. */
+bool engine_origin_explicit(enum origin o);
 
 struct key {
 	char *id;            /* "group/key" as used in maps */

@@ -132,7 +132,8 @@ int keeper_write(const char *value)
 
 	if (keeper_fd < 0)
 		return -ENOTCONN;
-	if (write(keeper_fd, value, 1) != 1)
+	/* A dead keeper must cost an error, not the daemon (SIGPIPE). */
+	if (send(keeper_fd, value, 1, MSG_NOSIGNAL) != 1)
 		return -errno;
 	if (read(keeper_fd, &err, sizeof(err)) != (ssize_t)sizeof(err))
 		return -EPIPE; /* the keeper died */

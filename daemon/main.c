@@ -2,6 +2,7 @@
 /* coreschedd: set-up calls in order, then the event loop. */
 #include <errno.h>
 #include <getopt.h>
+#include <linux/capability.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -184,6 +185,18 @@ static int setup_privileges(void)
 	return r;
 }
 
+/* CAP_NET_ADMIN serves only the subscription, made once (a loss is
+ * answered with a rescan, never a new subscription): give it up before
+ * the first thread, so no thread keeps it. Where a unit's system call
+ * filter refuses capset() the bounding set already holds it: go on. */
+static void drop_net_admin(void)
+{
+	int r = sandbox_keep_caps(1ULL << CAP_SYS_PTRACE);
+
+	if (r < 0)
+		log_errno(LOG_WARNING, r, "Failed to drop CAP_NET_ADMIN after subscribing: %m, ignoring.");
+}
+
 static void raise_fd_limit(void)
 {
 	struct rlimit rl;
@@ -260,18 +273,19 @@ int main(int argc, char **argv)
 		conf_free(conf);
 		return 1;
 	}
-	/* The holders are the daemon's first threads: after the drop. */
-	r = cookie_init();
-	if (r < 0) {
-		log_errno(LOG_ERR, r, "Failed to set up cookie holders: %m");
-		conf_free(conf);
-		return 1;
-	}
 	raise_fd_limit();
 	/* Subscribe first, then scan: nothing falls between. */
 	d.procmon_fd = procmon_open(conf->daemon.receive_buffer);
 	if (d.procmon_fd < 0) {
 		log_errno(LOG_ERR, d.procmon_fd, "Failed to subscribe to process events: %m");
+		conf_free(conf);
+		return 1;
+	}
+	drop_net_admin();
+	/* The holders are the daemon's first threads: after the drops. */
+	r = cookie_init();
+	if (r < 0) {
+		log_errno(LOG_ERR, r, "Failed to set up cookie holders: %m");
 		conf_free(conf);
 		return 1;
 	}

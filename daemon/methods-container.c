@@ -132,15 +132,19 @@ static const char *policy_name(enum plan_kind k)
 	return k == PLAN_TRUSTED ? "trusted" : k == PLAN_GROUP ? "group" : "isolate";
 }
 
-static int apply(struct engine *e, const struct plan *pl, pid_t pid, struct control_error *err)
+static int apply(struct engine *e, const struct plan *pl, pid_t pid, uid_t placer, struct control_error *err)
 {
+	struct engine_place rq = { .pid = pid, .pidfd = -1, .origin = ORIGIN_HOOK, .placer = placer };
 	json_object *o;
 	int r;
 
-	if (pl->kind == PLAN_TRUSTED)
-		r = engine_clear(e, pid);
-	else
-		r = engine_assign(e, pid, pl->group, *pl->key ? pl->key : NULL, ORIGIN_HOOK);
+	if (pl->kind != PLAN_TRUSTED) {
+		rq.group = pl->group;
+		rq.key = *pl->key ? pl->key : NULL;
+	} else {
+		rq.origin = ORIGIN_NONE;
+	}
+	r = engine_place(e, &rq);
 	if (r >= 0)
 		return 0;
 	if (r == -ENOENT)
@@ -187,7 +191,7 @@ int methods_container(void *u, const struct control_caller *c, json_object *p, j
 		bad = make_plan(&engine_conf(d->engine)->container, &rq, &pl);
 	if (bad)
 		return invalid(err, bad);
-	r = apply(d->engine, &pl, rq.pid, err);
+	r = apply(d->engine, &pl, rq.pid, c->uid, err);
 	if (r < 0)
 		return r;
 	t = engine_task(d->engine, rq.pid);

@@ -6,6 +6,7 @@
 #include "methods.h"
 
 #include <errno.h>
+#include <poll.h>
 #include <stdarg.h>
 #include <inttypes.h>
 #include <pwd.h>
@@ -16,6 +17,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "auth.h"
 #include "control.h"
 #include "cookie.h"
 #include "daemon.h"
@@ -26,8 +28,10 @@
 
 #define ERR(name) "io.coresched." name
 #define MAX_LIST 65536
+/* An unprivileged Assign: each pid costs a /proc read and a prctl. */
+#define MAX_UNPRIVILEGED_PIDS 64
+#define NAME_CACHE 64
 
-static struct daemon *D;
 static unsigned long long config_generation = 1;
 
 static json_object *jstr(const char *s)
@@ -56,64 +60,51 @@ static int denied(struct control_error *err, const char *why)
 	return fail(err, ERR("PermissionDenied"), "reason", jstr(why));
 }
 
-/* Root, or a member of ControlGroup= (primary or supplementary, read from
- * the caller's own status so that no NSS look-up runs here). */
-static bool privileged(const struct control_caller *c)
-{
-	const struct conf *conf = engine_conf(D->engine);
-	char path[64], line[4096];
-	bool found = false;
-	FILE *f;
-
-	if (c->uid == 0)
-		return true;
-	if (!conf->daemon.has_control_gid)
-		return false;
-	if (c->gid == conf->daemon.control_gid)
-		return true;
-	snprintf(path, sizeof(path), "/proc/%d/status", c->pid);
-	f = fopen(path, "re");
-	while (f && !found && fgets(line, sizeof(line), f))
-		if (strncmp(line, "Groups:", 7) == 0)
-			for (char *p = line + 7, *end; *p; p = end) {
-				unsigned long g = strtoul(p, &end, 10);
-
-				if (end == p)
-					break;
-				found |= g == conf->daemon.control_gid;
-			}
-	if (f)
-		fclose(f);
-	return found;
-}
-
 bool methods_privileged(const struct control_caller *c)
 {
-	return privileged(c);
+	return c->privileged;
 }
 
-static bool group_allows(const struct group *g, const struct control_caller *c)
+static bool peer_privileged(void *u, const struct auth_peer *p)
 {
-	for (size_t i = 0; i < g->n_allow_uids; i++)
-		if (g->allow_uids[i] == c->uid)
-			return true;
-	for (size_t i = 0; i < g->n_allow_gids; i++)
-		if (g->allow_gids[i] == c->gid)
-			return true;
-	return false;
+	struct daemon *d = u;
+
+	return auth_privileged(p, &engine_conf(d->engine)->daemon);
 }
 
-static const char *user_name(uid_t uid)
+/* User names for one reply: one look-up per uid, not per row. */
+struct names {
+	uid_t uid[NAME_CACHE];
+	char *name[NAME_CACHE];
+	size_t n;
+};
+
+static void names_done(struct names *nc)
 {
-	struct passwd *pw = getpwuid(uid);
-
-	return pw ? pw->pw_name : NULL;
+	for (size_t i = 0; i < nc->n; i++)
+		free(nc->name[i]);
+	nc->n = 0;
 }
 
-static json_object *task_json(const struct task *t)
+static const char *user_name(struct names *nc, uid_t uid)
+{
+	struct passwd *pw;
+
+	for (size_t i = 0; i < nc->n; i++)
+		if (nc->uid[i] == uid)
+			return nc->name[i];
+	pw = getpwuid(uid);
+	if (nc->n == NAME_CACHE)
+		return pw ? pw->pw_name : NULL;
+	nc->uid[nc->n] = uid;
+	nc->name[nc->n] = pw ? strdup(pw->pw_name) : NULL;
+	return nc->name[nc->n++];
+}
+
+static json_object *task_json(struct names *nc, const struct task *t)
 {
 	json_object *o = json_object_new_object();
-	const char *user = user_name(t->uid);
+	const char *user = user_name(nc, t->uid);
 
 	json_object_object_add(o, "pid", json_object_new_int(t->pid));
 	json_object_object_add(o, "uid", json_object_new_int((int)t->uid));
@@ -128,45 +119,129 @@ static json_object *task_json(const struct task *t)
 	return o;
 }
 
+/* What an unprivileged caller may see of a key: how many of its own
+ * processes are in it, and whether anyone else's are too. */
+struct key_view {
+	const struct key *k;
+	unsigned own, others;
+};
+
+static int view_cmp(const void *a, const void *b)
+{
+	const struct key *x = ((const struct key_view *)a)->k, *y = ((const struct key_view *)b)->k;
+
+	return x < y ? -1 : x > y;
+}
+
+static const struct key_view *view_find(const struct key_view *v, size_t n, const struct key *k)
+{
+	struct key_view want = { .k = k };
+
+	return k ? bsearch(&want, v, n, sizeof(*v), view_cmp) : NULL;
+}
+
+/* One pass over the tasks; *ret sorted by key for view_find(). */
+static int views_build(struct engine *e, uid_t uid, struct key_view **ret, size_t *ret_n)
+{
+	static struct key *keys[MAX_LIST];
+	static struct task *tasks[MAX_LIST];
+	size_t nk = engine_keys(e, keys, MAX_LIST), nt = engine_tasks(e, tasks, MAX_LIST);
+	struct key_view *v = calloc(nk ? nk : 1, sizeof(*v));
+
+	if (!v)
+		return -ENOMEM;
+	for (size_t i = 0; i < nk; i++)
+		v[i].k = keys[i];
+	qsort(v, nk, sizeof(*v), view_cmp);
+	for (size_t i = 0; i < nt; i++) {
+		struct key_view *kv = (struct key_view *)view_find(v, nk, tasks[i]->key);
+
+		if (kv && tasks[i]->uid == uid)
+			kv->own++;
+		else if (kv)
+			kv->others++;
+	}
+	*ret = v;
+	*ret_n = nk;
+	return 0;
+}
+
+/* Forced-idle figures: everything for the privileged; for anyone else
+ * only the keys that hold nothing but the caller's own processes, so that
+ * no one else's CPU time shows. Never a fresh sample for them: the last
+ * periodic one. */
+static json_object *stats_view(struct daemon *d, const struct control_caller *c)
+{
+	json_object *o = stats_to_json(d->stats), *all = NULL, *mine;
+	struct key_view *v = NULL;
+	size_t n = 0;
+
+	if (!o || c->privileged)
+		return o;
+	mine = json_object_new_array();
+	if (!mine || views_build(d->engine, c->uid, &v, &n) < 0) {
+		json_object_put(mine);
+		json_object_put(o);
+		return NULL;
+	}
+	json_object_object_get_ex(o, "keys", &all);
+	for (size_t i = 0; i < json_object_array_length(all); i++) {
+		json_object *e = json_object_array_get_idx(all, i), *g = NULL, *k = NULL;
+
+		json_object_object_get_ex(e, "group", &g);
+		json_object_object_get_ex(e, "key", &k);
+		for (size_t j = 0; j < n; j++)
+			if (v[j].own > 0 && v[j].others == 0 && strcmp(v[j].k->group, json_object_get_string(g)) == 0 &&
+			    strcmp(v[j].k->name, json_object_get_string(k)) == 0) {
+				json_object_array_add(mine, json_object_get(e));
+				break;
+			}
+	}
+	free(v);
+	json_object_object_add(o, "keys", mine);
+	return o;
+}
+
 static int m_status(void *u, const struct control_caller *c, json_object *p, json_object **ret,
 		    struct control_error *err)
 {
-	const struct engine_counters *n = engine_counters(D->engine);
-	const struct conf *conf = engine_conf(D->engine);
+	struct daemon *d = u;
+	const struct engine_counters *n = engine_counters(d->engine);
+	const struct conf *conf = engine_conf(d->engine);
 	json_object *o = json_object_new_object(), *src = json_object_new_array(), *cnt = json_object_new_object();
 	struct control_stats cs = {};
 	struct timespec ts;
 	sc_cookie ck;
 	int smt = sc_get(0, &ck);
 
-	(void)u, (void)c, (void)p, (void)err;
+	(void)p, (void)err;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
-	control_get_stats(D->control, &cs);
+	control_get_stats(d->control, &cs);
 	for (size_t i = 0; i < conf->n_sources; i++)
 		json_object_array_add(src, jstr(conf->sources[i]));
 	json_object_object_add(o, "version", jstr(VERSION));
 	json_object_object_add(o, "pid", json_object_new_int(getpid()));
 	json_object_object_add(o, "uptime_usec", json_object_new_int64(
-		(int64_t)((unsigned long long)ts.tv_sec * 1000000ULL + (unsigned long long)ts.tv_nsec / 1000 - D->started_usec)));
+		(int64_t)((unsigned long long)ts.tv_sec * 1000000ULL + (unsigned long long)ts.tv_nsec / 1000 - d->started_usec)));
 	json_object_object_add(o, "core_scheduling", json_object_new_boolean(smt != -EINVAL));
-	json_object_object_add(o, "smt", json_object_new_boolean(smt == 0 && !engine_smt_off(D->engine)));
-	json_object_object_add(o, "config_dir", jstr(D->config_dir ? D->config_dir : SYSCONFDIR "/coresched"));
+	json_object_object_add(o, "smt", json_object_new_boolean(smt == 0 && !engine_smt_off(d->engine)));
+	json_object_object_add(o, "config_dir", jstr(d->config_dir ? d->config_dir : SYSCONFDIR "/coresched"));
 	json_object_object_add(o, "config_sources", src);
 	json_object_object_add(o, "config_generation", json_object_new_int64((int64_t)config_generation));
 	json_object_object_add(o, "groups", json_object_new_int((int)conf->n_groups));
-	json_object_object_add(o, "tracked_processes", json_object_new_int((int)engine_n_tasks(D->engine)));
+	json_object_object_add(o, "tracked_processes", json_object_new_int((int)engine_n_tasks(d->engine)));
 	json_object_object_add(o, "live_cookies", json_object_new_int((int)cookie_live_holders()));
-	json_object_object_add(o, "keys", json_object_new_int((int)engine_n_keys(D->engine)));
+	json_object_object_add(o, "keys", json_object_new_int((int)engine_n_keys(d->engine)));
 	json_object_object_add(o, "clients", json_object_new_int((int)cs.clients));
-	json_object_object_add(o, "seccomp", json_object_new_boolean(D->seccomp_on));
+	json_object_object_add(o, "seccomp", json_object_new_boolean(d->seccomp_on));
 	json_object_object_add(o, "confinement", jstr(sandbox_describe()));
 #define C(f) json_object_object_add(cnt, #f, json_object_new_int64((int64_t)n->f))
 	C(events); C(execs); C(forks); C(exits); C(lost); C(resyncs); C(reconciles);
 	C(assignments); C(repairs); C(errors); C(vanished); C(foreign); C(keys_created); C(keys_released);
 #undef C
 	json_object_object_add(o, "counters", cnt);
-	if (D->stats)
-		json_object_object_add(o, "stats", stats_to_json(D->stats));
+	if (d->stats)
+		json_object_object_add(o, "stats", stats_view(d, c));
 	*ret = o;
 	return 0;
 }
@@ -174,28 +249,34 @@ static int m_status(void *u, const struct control_caller *c, json_object *p, jso
 static int m_list_groups(void *u, const struct control_caller *c, json_object *p, json_object **ret,
 			 struct control_error *err)
 {
-	static struct key *keys[MAX_LIST];
-	const struct conf *conf = engine_conf(D->engine);
-	size_t n = engine_keys(D->engine, keys, MAX_LIST);
-	json_object *arr = json_object_new_array(), *o;
+	struct daemon *d = u;
+	const struct conf *conf = engine_conf(d->engine);
+	struct key_view *v;
+	size_t n;
+	json_object *arr, *o;
 	char src[4200];
 
-	(void)u, (void)c, (void)p, (void)err;
+	(void)p, (void)err;
+	if (views_build(d->engine, c->uid, &v, &n) < 0)
+		return -ENOMEM;
+	arr = json_object_new_array();
 	for (size_t i = 0; i < conf->n_groups; i++) {
 		const struct group *g = conf->groups[i];
 		bool any = false;
 
 		snprintf(src, sizeof(src), "%s:%u", g->file, g->line);
 		for (size_t j = 0; j <= n; j++) {
-			const struct key *k = j < n ? keys[j] : NULL;
+			const struct key *k = j < n ? v[j].k : NULL;
+			/* the unprivileged see keys their own processes are in */
+			unsigned tasks = !k ? 0 : c->privileged ? k->n_tasks : v[j].own;
 
-			if (k ? strcmp(k->group, g->name) != 0 : any)
+			if (k ? strcmp(k->group, g->name) != 0 || (!c->privileged && v[j].own == 0) : any)
 				continue;
 			any = true;
 			o = json_object_new_object();
 			json_object_object_add(o, "name", jstr(g->name));
 			json_object_object_add(o, "key", k ? jstr(k->name) : NULL);
-			json_object_object_add(o, "tasks", json_object_new_int(k ? (int)k->n_tasks : 0));
+			json_object_object_add(o, "tasks", json_object_new_int((int)tasks));
 			json_object_object_add(o, "cookie", k ? jcookie(k->cookie) : NULL);
 			json_object_object_add(o, "trusted", json_object_new_boolean(g->trusted));
 			json_object_object_add(o, "per", jstr(per_mode_to_string(g->per)));
@@ -204,6 +285,7 @@ static int m_list_groups(void *u, const struct control_caller *c, json_object *p
 			json_object_array_add(arr, o);
 		}
 	}
+	free(v);
 	*ret = json_object_new_object();
 	json_object_object_add(*ret, "groups", arr);
 	return 0;
@@ -221,11 +303,13 @@ static int m_list_processes(void *u, const struct control_caller *c, json_object
 			    struct control_error *err)
 {
 	static struct task *tasks[MAX_LIST];
-	size_t n = engine_tasks(D->engine, tasks, MAX_LIST);
+	struct daemon *d = u;
+	size_t n = engine_tasks(d->engine, tasks, MAX_LIST);
 	json_object *pids = NULL, *user = NULL, *group = NULL, *arr = json_object_new_array();
-	bool all = privileged(c);
+	bool all = c->privileged;
+	struct names nc = { .n = 0 };
 
-	(void)u, (void)err;
+	(void)err;
 	json_object_object_get_ex(p, "pids", &pids);
 	json_object_object_get_ex(p, "user", &user);
 	json_object_object_get_ex(p, "group", &group);
@@ -236,8 +320,9 @@ static int m_list_processes(void *u, const struct control_caller *c, json_object
 		    (user && (int)t->uid != json_object_get_int(user)) ||
 		    (group && (!t->key || strcmp(t->key->group, json_object_get_string(group)) != 0)))
 			continue;
-		json_object_array_add(arr, task_json(t));
+		json_object_array_add(arr, task_json(&nc, t));
 	}
+	names_done(&nc);
 	*ret = json_object_new_object();
 	json_object_object_add(*ret, "processes", arr);
 	return 0;
@@ -270,7 +355,8 @@ static void explain_one(void *userdata, const struct group *g, bool matched, con
 static int m_explain(void *u, const struct control_caller *c, json_object *p, json_object **ret,
 		     struct control_error *err)
 {
-	const struct conf *conf = engine_conf(D->engine);
+	struct daemon *d = u;
+	const struct conf *conf = engine_conf(d->engine);
 	struct procinfo pi;
 	struct match_result m;
 	struct match_input in;
@@ -280,17 +366,16 @@ static int m_explain(void *u, const struct control_caller *c, json_object *p, js
 	pid_t pid;
 	int matched;
 
-	(void)u;
 	if (get_pid(p, "pid", &pid) < 0)
 		return fail(err, "org.varlink.service.InvalidParameter", "parameter", jstr("pid"));
 	if (procinfo_read("/proc", pid, &pi) < 0)
 		return fail(err, ERR("NoSuchProcess"), "pid", json_object_new_int(pid));
-	if (!privileged(c) && pi.uid != c->uid)
+	if (!c->privileged && pi.uid != c->uid)
 		return denied(err, "an unprivileged caller may explain only its own processes");
 	in = (struct match_input){ pi.exe, pi.comm, pi.uid, pi.gid, pi.cgroup };
 	rules_explain(conf, &in, explain_one, rules);
 	matched = rules_match(conf, &in, &m);
-	t = engine_task(D->engine, pid);
+	t = engine_task(d->engine, pid);
 	(void)cookie_get(pid, &now);
 	if (t && t->key)
 		want = t->key->cookie;
@@ -313,43 +398,67 @@ static int m_explain(void *u, const struct control_caller *c, json_object *p, js
 	return 0;
 }
 
-static int pid_failure(json_object *failed, pid_t pid, int r)
+static int pid_failure(json_object *failed, pid_t pid, int r, const char *why)
 {
 	json_object *o = json_object_new_object();
 
 	json_object_object_add(o, "pid", json_object_new_int(pid));
-	json_object_object_add(o, "error", jstr(r == -ENOENT ? "no such group" : sc_strerror(r)));
+	json_object_object_add(o, "error", jstr(why ? why : r == -ENOENT ? "no such group" : sc_strerror(r)));
 	json_object_array_add(failed, o);
 	return 0;
 }
 
-/* May caller put pid into g? */
-static int may_place(const struct control_caller *c, const struct group *g, pid_t pid, const char **why)
-{
-	struct procinfo pi;
+struct place_ctx {
+	const struct control_caller *c;
+	int pidfd;       /* Run: the caller's own, which must still be it */
+	const char *why; /* set with -EPERM */
+};
 
-	if (privileged(c))
+static bool pidfd_dead(int fd)
+{
+	struct pollfd p = { .fd = fd, .events = POLLIN };
+
+	return poll(&p, 1, 0) != 0;
+}
+
+/* engine_place() calls this with the target's pidfd open, after reading
+ * it and before changing anything: the kernel's own test for
+ * PR_SCHED_CORE_SHARE_TO, which the daemon's CAP_SYS_PTRACE would skip,
+ * and no undoing of another user's explicit placement. */
+static int authorize(void *userdata, pid_t pid, const struct task *current)
+{
+	struct place_ctx *x = userdata;
+	struct auth_creds cr;
+	int r;
+
+	if (x->pidfd >= 0 && pidfd_dead(x->pidfd))
+		return -ESRCH; /* the caller is gone: its pid may name another */
+	if (x->c->privileged)
 		return 0;
-	if (!group_allows(g, c)) {
-		*why = "the group does not allow this user (AllowUsers=/AllowGroups=)";
+	r = auth_read_creds("/proc", pid, &cr);
+	if (r < 0)
+		return r;
+	if (auth_may_act_on(x->c->uid, x->c->gid, &cr) < 0) {
+		x->why = "an unprivileged caller may place only its own processes, with every uid and gid "
+			 "its own and dumpable, as the kernel requires";
 		return -EPERM;
 	}
-	if (procinfo_read("/proc", pid, &pi) < 0)
-		return -ESRCH;
-	if (pi.uid != c->uid) {
-		*why = "an unprivileged caller may place only its own processes";
+	if (auth_placed_by_other(current, x->c->uid)) {
+		x->why = "the process was placed explicitly by another user";
 		return -EPERM;
 	}
 	return 0;
 }
 
-static int place(const struct control_caller *c, json_object *p, json_object *pids, pid_t self,
+static int place(struct daemon *d, const struct control_caller *c, json_object *p, json_object *pids,
 		 enum origin origin, json_object **ret, struct control_error *err)
 {
-	const struct conf *conf = engine_conf(D->engine);
-	json_object *jg = NULL, *jk = NULL, *jo = NULL, *ok = json_object_new_array(), *failed = json_object_new_array();
+	const struct conf *conf = engine_conf(d->engine);
+	json_object *jg = NULL, *jk = NULL, *jo = NULL, *ok, *failed;
+	struct place_ctx x = { .c = c, .pidfd = pids ? -1 : c->peer->pidfd };
+	struct engine_place rq = { .pidfd = x.pidfd, .origin = origin, .placer = c->uid,
+				   .authorize = authorize, .userdata = &x };
 	const struct group *g;
-	const char *why = NULL, *key = NULL;
 	const struct task *t = NULL;
 
 	if (!json_object_object_get_ex(p, "group", &jg) || !json_object_is_type(jg, json_type_string))
@@ -357,29 +466,40 @@ static int place(const struct control_caller *c, json_object *p, json_object *pi
 	g = conf_find_group(conf, json_object_get_string(jg));
 	if (!g)
 		return fail(err, ERR("NoSuchGroup"), "group", jstr(json_object_get_string(jg)));
+	if (!c->privileged && !auth_group_allows(g, c->peer))
+		return denied(err, "the group does not allow this user (AllowUsers=/AllowGroups=)");
 	/* An explicit key or origin is for the container hook: privileged. */
 	json_object_object_get_ex(p, "key", &jk);
 	json_object_object_get_ex(p, "origin", &jo);
-	if ((jk || jo) && !privileged(c))
+	if ((jk || jo) && !c->privileged)
 		return denied(err, "key= and origin= need privilege");
+	rq.group = g->name;
 	if (jk)
-		key = json_object_get_string(jk);
+		rq.key = json_object_get_string(jk);
 	if (jo && strcmp(json_object_get_string(jo), "hook") == 0)
-		origin = ORIGIN_HOOK;
+		rq.origin = ORIGIN_HOOK;
+	ok = json_object_new_array();
+	failed = json_object_new_array();
 	for (size_t i = 0; i < (pids ? json_object_array_length(pids) : 1); i++) {
-		pid_t pid = pids ? json_object_get_int(json_object_array_get_idx(pids, i)) : self;
-		int r = pid > 0 ? may_place(c, g, pid, &why) : -ESRCH;
+		int r;
 
-		if (r == -EPERM && why && !pids)
-			return denied(err, why);
-		if (r >= 0)
-			r = engine_assign(D->engine, pid, g->name, key, origin);
+		rq.pid = pids ? json_object_get_int(json_object_array_get_idx(pids, i)) : c->pid;
+		x.why = NULL;
+		r = rq.pid > 0 ? engine_place(d->engine, &rq) : -ESRCH;
+		if (r == -EPERM && x.why && !pids) {
+			json_object_put(ok);
+			json_object_put(failed);
+			return denied(err, x.why);
+		}
 		if (r < 0) {
-			pid_failure(failed, pid, r);
+			char why[256];
+
+			snprintf(why, sizeof(why), "permission denied: %s", x.why ? x.why : "");
+			pid_failure(failed, rq.pid, r, r == -EPERM && x.why ? why : NULL);
 			continue;
 		}
-		json_object_array_add(ok, json_object_new_int(pid));
-		t = engine_task(D->engine, pid);
+		json_object_array_add(ok, json_object_new_int(rq.pid));
+		t = engine_task(d->engine, rq.pid);
 	}
 	if (!pids && json_object_array_length(failed) > 0) {
 		json_object *f = json_object_array_get_idx(failed, 0);
@@ -405,44 +525,44 @@ static int m_assign(void *u, const struct control_caller *c, json_object *p, jso
 {
 	json_object *pids = NULL;
 
-	(void)u;
 	if (!json_object_object_get_ex(p, "pids", &pids) || !json_object_is_type(pids, json_type_array) ||
-	    json_object_array_length(pids) > 4096)
+	    json_object_array_length(pids) > (c->privileged ? 4096 : MAX_UNPRIVILEGED_PIDS))
 		return fail(err, "org.varlink.service.InvalidParameter", "parameter", jstr("pids"));
-	return place(c, p, pids, 0, ORIGIN_ASSIGN, ret, err);
+	return place(u, c, p, pids, ORIGIN_ASSIGN, ret, err);
 }
 
-/* coresched run --group: the caller is the process to place, identified by
- * its socket credentials; it execs the command once we answer. */
+/* coresched run --group: the caller is the process to place, exactly the
+ * one that connected (its pidfd from connect time); it execs the command
+ * once we answer. */
 static int m_run(void *u, const struct control_caller *c, json_object *p, json_object **ret,
 		 struct control_error *err)
 {
-	(void)u;
-	return place(c, p, NULL, c->pid, ORIGIN_RUN, ret, err);
+	return place(u, c, p, NULL, ORIGIN_RUN, ret, err);
 }
 
 static int m_clear(void *u, const struct control_caller *c, json_object *p, json_object **ret,
 		   struct control_error *err)
 {
+	struct daemon *d = u;
 	json_object *pids = NULL, *ok = json_object_new_array(), *failed = json_object_new_array();
 
-	(void)u;
 	if (!json_object_object_get_ex(p, "pids", &pids) || !json_object_is_type(pids, json_type_array)) {
 		json_object_put(ok);
 		json_object_put(failed);
 		return fail(err, "org.varlink.service.InvalidParameter", "parameter", jstr("pids"));
 	}
-	if (!privileged(c)) {
+	if (!c->privileged) {
 		json_object_put(ok);
 		json_object_put(failed);
 		return denied(err, "clearing cookies needs privilege");
 	}
 	for (size_t i = 0; i < json_object_array_length(pids); i++) {
 		pid_t pid = json_object_get_int(json_object_array_get_idx(pids, i));
-		int r = engine_clear(D->engine, pid);
+		struct engine_place rq = { .pid = pid, .pidfd = -1, .origin = ORIGIN_NONE, .placer = c->uid };
+		int r = engine_place(d->engine, &rq);
 
 		if (r < 0)
-			pid_failure(failed, pid, r);
+			pid_failure(failed, pid, r, NULL);
 		else
 			json_object_array_add(ok, json_object_new_int(pid));
 	}
@@ -463,13 +583,14 @@ static int config_error(struct control_error *err, const char *msg)
 static int m_reload(void *u, const struct control_caller *c, json_object *p, json_object **ret,
 		    struct control_error *err)
 {
+	struct daemon *d = u;
 	char *error = NULL;
 	int r;
 
-	(void)u, (void)p;
-	if (!privileged(c))
+	(void)p;
+	if (!c->privileged)
 		return denied(err, "reloading needs privilege");
-	r = daemon_reload(D, &error);
+	r = daemon_reload(d, &error);
 	if (r < 0) {
 		r = config_error(err, error ? error : strerror(-r));
 		free(error);
@@ -478,25 +599,25 @@ static int m_reload(void *u, const struct control_caller *c, json_object *p, jso
 	config_generation++;
 	*ret = json_object_new_object();
 	json_object_object_add(*ret, "config_generation", json_object_new_int64((int64_t)config_generation));
-	json_object_object_add(*ret, "groups", json_object_new_int((int)engine_conf(D->engine)->n_groups));
+	json_object_object_add(*ret, "groups", json_object_new_int((int)engine_conf(d->engine)->n_groups));
 	return 0;
 }
 
 static int m_check_config(void *u, const struct control_caller *c, json_object *p, json_object **ret,
 			  struct control_error *err)
 {
+	struct daemon *d = u;
 	json_object *jd = NULL, *errors = json_object_new_array();
 	struct conf *conf = NULL;
 	char *error = NULL;
 	int r;
 
-	(void)u;
 	json_object_object_get_ex(p, "dir", &jd);
-	if (jd && !privileged(c)) {
+	if (jd && !c->privileged) {
 		json_object_put(errors);
 		return denied(err, "checking another directory needs privilege");
 	}
-	r = daemon_load_config(jd ? json_object_get_string(jd) : D->config_dir, &conf, &error);
+	r = daemon_load_config(jd ? json_object_get_string(jd) : d->config_dir, &conf, &error);
 	if (r < 0)
 		json_object_array_add(errors, jstr(error ? error : strerror(-r)));
 	free(error);
@@ -510,12 +631,16 @@ static int m_check_config(void *u, const struct control_caller *c, json_object *
 static int m_stats(void *u, const struct control_caller *c, json_object *p, json_object **ret,
 		   struct control_error *err)
 {
-	(void)u, (void)c, (void)p;
-	if (!D->stats)
+	struct daemon *d = u;
+
+	(void)p;
+	if (!d->stats)
 		return fail(err, ERR("NotSupported"), "reason", jstr("forced-idle accounting is off"));
-	(void)stats_sample(D->stats);
-	*ret = stats_to_json(D->stats);
-	return 0;
+	/* A fresh sample (and the metrics file's fsync) for the privileged only. */
+	if (c->privileged)
+		(void)stats_sample(d->stats);
+	*ret = stats_view(d, c);
+	return *ret ? 0 : -ENOMEM;
 }
 
 static const struct control_method methods[] = {
@@ -573,6 +698,8 @@ int methods_setup(struct daemon *d, const char *socket_path)
 		.socket_path = socket_path ? socket_path : DEFAULT_SOCKET,
 		.max_clients = conf->daemon.max_clients,
 		.max_clients_per_uid = conf->daemon.max_clients_per_uid,
+		.idle_timeout_usec = (uint64_t)conf->daemon.idle_timeout_sec * 1000000u,
+		.privileged = peer_privileged,
 		.version = VERSION,
 		.interface_description = control_interface_description,
 		.log = control_log,
@@ -582,7 +709,6 @@ int methods_setup(struct daemon *d, const char *socket_path)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	d->started_usec = (unsigned long long)ts.tv_sec * 1000000ULL + (unsigned long long)ts.tv_nsec / 1000;
-	D = d;
 	r = engine_set_state_file(d->engine, methods_state_file(socket_path));
 	if (r < 0)
 		return r;
@@ -598,5 +724,4 @@ int methods_setup(struct daemon *d, const char *socket_path)
 void methods_finalize(struct daemon *d)
 {
 	d->control = control_free(d->control);
-	D = NULL;
 }

@@ -12,6 +12,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "procinfo.h"
@@ -206,9 +208,15 @@ int state_save(const char *path, const struct state_entry *v, size_t n)
 	FILE *f;
 	int fd, r;
 
-	if ((size_t)snprintf(tmp, sizeof(tmp), "%s.tmp", path) >= sizeof(tmp))
+	uint64_t rnd = 0;
+
+	/* A fresh name each time, never an existing file or a link someone
+	 * planted: the directory may not be ours alone. */
+	if (getrandom(&rnd, sizeof(rnd), GRND_NONBLOCK) != (ssize_t)sizeof(rnd))
+		rnd ^= (uint64_t)getpid() << 32 ^ (uint64_t)(uintptr_t)&rnd;
+	if ((size_t)snprintf(tmp, sizeof(tmp), "%s.%016" PRIx64 ".tmp", path, rnd) >= sizeof(tmp))
 		return -ENAMETOOLONG;
-	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
+	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
 	if (fd < 0)
 		return -errno;
 	f = fdopen(fd, "w");
@@ -281,9 +289,24 @@ int state_load(const char *path, struct state_file **ret)
 	FILE *f;
 	int r;
 
-	f = fopen(path, "re");
-	if (!f)
+	struct stat st;
+	int fd;
+
+	/* Placements are trusted input: only a file of root's or ours that
+	 * no one else can write. */
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	if (fd < 0)
 		return -errno;
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || (st.st_uid != 0 && st.st_uid != geteuid()) ||
+	    (st.st_mode & (S_IWGRP | S_IWOTH))) {
+		close(fd);
+		return -EPERM;
+	}
+	f = fdopen(fd, "r");
+	if (!f) {
+		close(fd);
+		return -ENOMEM;
+	}
 	sf = calloc(1, sizeof(*sf));
 	if (!sf) {
 		fclose(f);

@@ -38,8 +38,10 @@ int state_parse(const char *line, struct state_entry *ret);
 /* Replace path with these entries: written beside it, then renamed over
  * it, so a reader finds the old file or the new one, never half of one. */
 int state_save(const char *path, const struct state_entry *v, size_t n);
-/* The well-formed entries of path (-ENOENT when it does not exist); the
- * malformed lines are counted in the result, for the caller to report. */
+/* The well-formed entries of path (-ENOENT when it does not exist, -EPERM
+ * when it is not a regular file owned by root or the effective uid, or is
+ * group or world writable); the malformed lines are counted in the
+ * result, for the caller to report. */
 int state_load(const char *path, struct state_file **ret);
 struct state_file *state_file_free(struct state_file *f);
 /* Drop the entries whose pid no longer names the process that started at

@@ -86,7 +86,13 @@ const char *sc_strerror(int negerrno)
 {
 	switch (-negerrno) {
 	case EINVAL:
-		return "core scheduling is not supported: the kernel lacks CONFIG_SCHED_CORE";
+		/* The kernel answers EINVAL to everything without CONFIG_SCHED_CORE;
+		 * with it, EINVAL is about the call (a thread id where a process
+		 * is needed, a bad scope). */
+		if (sc_probe() == -EINVAL)
+			return "core scheduling is not supported: the kernel lacks CONFIG_SCHED_CORE";
+		return "invalid argument: the kernel has core scheduling but refused the call "
+		       "(a thread id where a process id is needed?)";
 	case ENODEV:
 		return "core scheduling is unavailable: SMT is absent or switched off";
 	case ESRCH:

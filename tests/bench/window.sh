@@ -13,6 +13,24 @@ window_pair() {
 	row "$label, storm ${STORM_RATE}/s" $B/w-$tag-storm
 }
 
+# window_attack: the same probe while 8 unprivileged clients (8 uids)
+# call the most expensive control methods as fast as they are answered;
+# beside it, the quiet row of this very run.
+window_attack() {
+	hammers=""
+	for u in 3001 3002 3003 3004 3005 3006 3007 3008; do
+		cs-runas $u $u cs-hammer /run/coresched/io.coresched 60 > $B/hammer.$u 2>&1 &
+		hammers="$hammers $!"
+	done
+	sleep 0.5
+	probes $B/w-cs-attack 5000 "$@"
+	kill $hammers 2>/dev/null; wait $hammers 2>/dev/null
+	row "coreschedd, exec, 8 clients calling" $B/w-cs-attack
+	[ -s $B/w-cs-idle ] && [ -s $B/w-cs-attack ] &&
+		out "$(awk -v a=$(p50 $B/w-cs-attack) -v b=$(p50 $B/w-cs-idle) \
+			'BEGIN { printf "%-44s %6.2f", "p50 under control-socket load / quiet", a / b }')"
+}
+
 bench_window() {
 	out ""
 	out "== 1. untagged window (us, exec or fork until the probe sees its cookie; storm: unmatched /bin/true at $RATE/s asked)"
@@ -21,6 +39,7 @@ bench_window() {
 MatchExe=$B/bin/probe
 " && dstart || return
 	window_pair cs "coreschedd, exec"
+	window_attack
 	renice -n -20 -p $DPID >/dev/null
 	window_pair csnice "coreschedd nice -20, exec"
 	dstop

@@ -102,7 +102,7 @@ static void test_defaults(void)
 	out = print(c);
 	CHECK_STREQ(out, "# source: x.conf\n[Daemon]\nReconcileSec=30\nLogLevel=info\nMaxTasks=65536\n"
 			 "MaxKeys=4096\nClearForeign=no\nUnmatchedExec=keep\nAllowSchedExt=no\nControlGroup=\nMaxClients=64\nMaxClientsPerUser=8\n"
-			 "ForceIdleAccounting=yes\nStatsIntervalSec=10\nMetricsFile=\nReceiveBuffer=262144\n"
+			 "IdleTimeoutSec=60\nForceIdleAccounting=yes\nStatsIntervalSec=10\nMetricsFile=\nReceiveBuffer=262144\n"
 			 "\n[Container]\nDefault=isolate\nGroup=\nFailMode=closed\nLock=no\n");
 	free(out);
 	conf_free(c);

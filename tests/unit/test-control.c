@@ -30,6 +30,14 @@ static struct control_server *server;
 static int log_lines;
 static char last_log[256];
 static struct control_caller last_caller;
+static bool callers_privileged; /* what the server is told about every peer */
+
+static bool judge_peer(void *userdata, const struct auth_peer *peer)
+{
+	(void)userdata;
+	(void)peer;
+	return callers_privileged;
+}
 
 static void test_log(int level, const char *fmt, ...)
 {
@@ -432,16 +440,76 @@ static void unterminated_message_hits_deadline(void)
 	settle();
 }
 
-static void idle_client_is_not_dropped(void)
+static void idle_client_is_dropped_after_the_idle_timeout(void)
 {
+	uint64_t before = stats().dropped;
 	int fd = raw_connect(sock_path);
 	json_object *reply;
 	char *err;
 
-	pump(400); /* twice the deadline, with nothing half-sent */
+	pump(400); /* twice the read deadline, with nothing half-sent: kept */
 	CHECK(raw_send(fd, "{\"method\":\"io.coresched.Echo\"}", 31) == 0);
 	CHECK(raw_reply(fd, 2000, &reply, &err) == 1 && err == NULL);
 	json_object_put(reply);
+	CHECK(stats().dropped == before);
+	CHECK(raw_closed(fd, 3000)); /* idle for the idle timeout: dropped */
+	CHECK(stats().dropped == before + 1);
+	close(fd);
+	settle();
+}
+
+/* Unprivileged peers share all but the reserved slots; a privileged one
+ * still gets in when they hold every shared slot. */
+static void privileged_caller_gets_a_reserved_slot(void)
+{
+	int fds[6], extra, root;
+	json_object *reply;
+	char *err;
+
+	for (int i = 0; i < 6; i++) /* 2 uids' worth at 3 per uid: uid limit */
+		fds[i] = raw_connect(sock_path);
+	pump(50);
+	CHECK(stats().clients == 3); /* one uid: 3 */
+	extra = raw_connect(sock_path);
+	CHECK(raw_closed(extra, 2000));
+	callers_privileged = true;
+	root = raw_connect(sock_path);
+	CHECK(raw_send(root, "{\"method\":\"io.coresched.Echo\"}", 31) == 0);
+	CHECK(raw_reply(root, 2000, &reply, &err) == 1 && err == NULL);
+	json_object_put(reply);
+	callers_privileged = false;
+	close(root);
+	close(extra);
+	for (int i = 0; i < 6; i++)
+		close(fds[i]);
+	settle();
+}
+
+/* A client that pipelines many requests gets them answered over several
+ * passes of the loop, not all in one callback. */
+static void pipelined_requests_are_served_a_few_per_pass(void)
+{
+	static const char req[] = "{\"method\":\"io.coresched.Echo\",\"parameters\":{\"i\":1}}";
+	char wire[sizeof(req) * 20];
+	int fd = raw_connect(sock_path), got = 0;
+	json_object *reply;
+	char *e;
+
+	for (int i = 0; i < 20; i++)
+		memcpy(wire + i * sizeof(req), req, sizeof(req));
+	pump(20);
+	CHECK(send(fd, wire, sizeof(wire), MSG_NOSIGNAL) == (ssize_t)sizeof(wire));
+	sd_event_run(event, 100 * 1000); /* the accept or the first read */
+	sd_event_run(event, 100 * 1000);
+	for (char c; recv(fd, &c, 1, MSG_DONTWAIT) == 1;)
+		got += c == 0;
+	CHECK(got > 0 && got < 20);
+	while (got < 20 && raw_reply(fd, 2000, &reply, &e) == 1) {
+		got++;
+		json_object_put(reply);
+		free(e);
+	}
+	CHECK(got == 20);
 	close(fd);
 	settle();
 }
@@ -615,6 +683,12 @@ int main(void)
 		.socket_path = sock_path,
 		.max_clients_per_uid = 3,
 		.read_deadline_usec = 200 * 1000,
+		.idle_timeout_usec = 1000 * 1000,
+		.client_cost_rate = 100000,
+		.client_cost_burst = 100000,
+		.total_cost_rate = 100000,
+		.total_cost_burst = 100000,
+		.privileged = judge_peer,
 		.max_output_bytes = 16 * 1024,
 		.version = "9.9-test",
 		.interface_description = control_interface_description,
@@ -641,7 +715,6 @@ int main(void)
 	RUN(garbage_gets_error_and_close);
 	RUN(oversized_message_is_closed);
 	RUN(unterminated_message_hits_deadline);
-	RUN(idle_client_is_not_dropped);
 	RUN(per_uid_limit_refuses_extra_clients);
 	RUN(client_that_never_reads_is_dropped);
 	RUN(pipelined_requests_within_limit_are_answered);
@@ -650,6 +723,9 @@ int main(void)
 	RUN(stale_socket_is_replaced_and_activation_fd_works);
 	RUN(connect_to_missing_daemon);
 	RUN(bad_method_tables_are_refused);
+	RUN(pipelined_requests_are_served_a_few_per_pass);
+	RUN(privileged_caller_gets_a_reserved_slot);
+	RUN(idle_client_is_dropped_after_the_idle_timeout);
 	control_free(server);
 	sd_event_unref(event);
 	*strrchr(sock_path, '/') = '\0';

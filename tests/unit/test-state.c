@@ -107,6 +107,18 @@ static void test_save_load(void)
 	CHECK(state_load(path, &sf) == 0 && sf && sf->n == 0);
 	sf = state_file_free(sf);
 	CHECK(state_file_free(NULL) == NULL);
+	/* Anyone could have written a group- or world-writable file. */
+	CHECK(chmod(path, 0666) == 0);
+	CHECK(state_load(path, &sf) == -EPERM && !sf);
+	CHECK(chmod(path, 0620) == 0);
+	CHECK(state_load(path, &sf) == -EPERM && !sf);
+	CHECK(chmod(path, 0600) == 0);
+	/* A planted link is not followed. */
+	snprintf(tmp, sizeof(tmp), "%s.link", path);
+	CHECK(symlink(path, tmp) == 0);
+	CHECK(state_load(tmp, &sf) == -ELOOP && !sf);
+	unlink(tmp);
+	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
 	/* A failed write leaves the old file alone. */
 	struct state_entry bad = entry(13, 1, ORIGIN_RULE, "d", "");
 

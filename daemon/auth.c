@@ -1,0 +1,256 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+#define _GNU_SOURCE /* struct ucred */
+#include "auth.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+/* One row per method: the privilege it needs and what it costs an
+ * unprivileged client. Costs are relative: a cheap query is 1, a walk
+ * over every tracked task 10, a configuration parse (NSS enumeration
+ * included) 100. */
+static const struct auth_method methods[] = {
+	{ "org.varlink.service.GetInfo", AUTH_ANYONE, 1 },
+	{ "org.varlink.service.GetInterfaceDescription", AUTH_ANYONE, 1 },
+	{ "io.coresched.Status", AUTH_ANYONE, 4 },
+	{ "io.coresched.Stats", AUTH_ANYONE, 5 },
+	{ "io.coresched.Explain", AUTH_ANYONE, 5 },
+	{ "io.coresched.ListGroups", AUTH_ANYONE, 10 },
+	{ "io.coresched.ListProcesses", AUTH_ANYONE, 10 },
+	{ "io.coresched.CheckConfig", AUTH_ANYONE, 100 },
+	{ "io.coresched.Run", AUTH_ALLOWED, 5 },
+	{ "io.coresched.Assign", AUTH_ALLOWED, 10 },
+	{ "io.coresched.Clear", AUTH_PRIVILEGED, 10 },
+	{ "io.coresched.Reload", AUTH_PRIVILEGED, 100 },
+	{ "io.coresched.AssignContainer", AUTH_PRIVILEGED, 5 },
+};
+
+const struct auth_method *auth_method(const char *name)
+{
+	for (size_t i = 0; i < sizeof(methods) / sizeof(methods[0]); i++)
+		if (strcmp(methods[i].name, name) == 0)
+			return &methods[i];
+	return NULL;
+}
+
+unsigned auth_method_cost(const char *name)
+{
+	const struct auth_method *m = auth_method(name);
+
+	return m ? m->cost : 1;
+}
+
+/* ---- the caller ---- */
+
+static int peer_groups(int fd, struct auth_peer *p)
+{
+	socklen_t len = AUTH_MAX_GROUPS * sizeof(gid_t);
+	gid_t *g = malloc(len);
+
+	if (!g)
+		return -ENOMEM;
+	/* ERANGE: more than we keep; judge on none rather than guess. */
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERGROUPS, g, &len) < 0) {
+		int r = errno == ENOPROTOOPT || errno == ERANGE ? 0 : -errno;
+
+		free(g);
+		return r;
+	}
+	p->groups = g;
+	p->n_groups = len / sizeof(gid_t);
+	return 0;
+}
+
+int auth_peer_snapshot(int fd, struct auth_peer *ret)
+{
+	struct auth_peer p = { .pidfd = -1 };
+	struct ucred cred;
+	socklen_t len = sizeof(cred);
+	int r;
+
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) < 0)
+		return -errno;
+	p.uid = cred.uid;
+	p.gid = cred.gid;
+	p.pid = cred.pid;
+	r = peer_groups(fd, &p);
+	if (r < 0)
+		return r;
+	len = sizeof(p.pidfd);
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERPIDFD, &p.pidfd, &len) < 0) {
+		p.pidfd = -1;
+		if (errno != ENOPROTOOPT && errno != EINVAL) {
+			r = -errno;
+			auth_peer_done(&p);
+			return r;
+		}
+		if (p.pid > 0)
+			p.pidfd = (int)syscall(SYS_pidfd_open, p.pid, 0);
+	}
+	if (p.pidfd >= 0)
+		(void)fcntl(p.pidfd, F_SETFD, FD_CLOEXEC);
+	*ret = p;
+	return 0;
+}
+
+void auth_peer_done(struct auth_peer *p)
+{
+	if (p->pidfd >= 0)
+		close(p->pidfd);
+	p->pidfd = -1;
+	free(p->groups);
+	p->groups = NULL;
+	p->n_groups = 0;
+}
+
+bool auth_in_group(const struct auth_peer *p, gid_t gid)
+{
+	if (p->gid == gid)
+		return true;
+	for (size_t i = 0; i < p->n_groups; i++)
+		if (p->groups[i] == gid)
+			return true;
+	return false;
+}
+
+bool auth_privileged(const struct auth_peer *p, const struct daemon_settings *d)
+{
+	return p->uid == 0 || (d->has_control_gid && auth_in_group(p, d->control_gid));
+}
+
+bool auth_group_allows(const struct group *g, const struct auth_peer *p)
+{
+	for (size_t i = 0; i < g->n_allow_uids; i++)
+		if (g->allow_uids[i] == p->uid)
+			return true;
+	for (size_t i = 0; i < g->n_allow_gids; i++)
+		if (auth_in_group(p, g->allow_gids[i]))
+			return true;
+	return false;
+}
+
+/* ---- the target ---- */
+
+static int parse_ids(const char *line, unsigned long v[4])
+{
+	char *end;
+
+	for (int i = 0; i < 4; i++) {
+		while (*line == ' ' || *line == '\t')
+			line++;
+		if (*line < '0' || *line > '9')
+			return -EBADMSG;
+		errno = 0;
+		v[i] = strtoul(line, &end, 10);
+		if (errno || v[i] > UINT32_MAX)
+			return -EBADMSG;
+		line = end;
+	}
+	return 0;
+}
+
+int auth_parse_status(const char *text, struct auth_creds *ret)
+{
+	unsigned long u[4], g[4];
+	const char *ul = strstr(text, "\nUid:"), *gl = strstr(text, "\nGid:");
+
+	if (strncmp(text, "Uid:", 4) == 0)
+		ul = text - 1;
+	if (!ul || !gl || parse_ids(ul + 5, u) < 0 || parse_ids(gl + 5, g) < 0)
+		return -EBADMSG;
+	for (int i = 0; i < 4; i++) {
+		ret->uid[i] = (uid_t)u[i];
+		ret->gid[i] = (gid_t)g[i];
+	}
+	return 0;
+}
+
+int auth_read_creds(const char *proc_root, pid_t pid, struct auth_creds *ret)
+{
+	char path[256], buf[4096];
+	struct auth_creds c;
+	struct stat st;
+	ssize_t n;
+	int fd, r;
+
+	snprintf(path, sizeof(path), "%s/%d/status", proc_root, (int)pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return errno == ENOENT ? -ESRCH : -errno;
+	/* The kernel gives a non-dumpable task's files (not its directory,
+	 * which stays the euid's for ps) to root. */
+	n = fstat(fd, &st) < 0 ? -1 : read(fd, buf, sizeof(buf) - 1);
+	r = n < 0 ? -errno : 0;
+	close(fd);
+	if (r < 0)
+		return r == -ENOENT ? -ESRCH : r;
+	buf[n] = 0;
+	r = auth_parse_status(buf, &c);
+	if (r < 0)
+		return r;
+	c.proc_owner = st.st_uid;
+	*ret = c;
+	return 0;
+}
+
+int auth_may_act_on(uid_t uid, gid_t gid, const struct auth_creds *t)
+{
+	for (int i = 0; i < 3; i++)
+		if (t->uid[i] != uid || t->gid[i] != gid)
+			return -EPERM;
+	return t->proc_owner == uid ? 0 : -EPERM;
+}
+
+bool auth_placed_by_other(const struct task *t, uid_t uid)
+{
+	return t && t->key && engine_origin_explicit(t->origin) && t->placer != uid;
+}
+
+/* ---- capacity and cost ---- */
+
+const char *auth_admit(const struct auth_slots *l, const struct auth_census *now, bool privileged)
+{
+	unsigned shared = l->max_clients > l->reserved ? l->max_clients - l->reserved : 1;
+
+	if (now->total >= l->max_clients)
+		return "too many clients";
+	if (privileged)
+		return NULL;
+	if (now->unprivileged >= shared)
+		return "too many unprivileged clients";
+	if (now->of_uid >= l->max_per_uid)
+		return "too many clients for its uid";
+	return NULL;
+}
+
+uint64_t auth_bucket_take(struct auth_bucket *b, unsigned cost, unsigned rate, unsigned burst,
+			  uint64_t now_usec)
+{
+	uint64_t want = (uint64_t)(cost < burst ? cost : burst) * 1000, cap = (uint64_t)burst * 1000;
+
+	if (!b->started) {
+		b->started = true;
+		b->tokens_milli = cap;
+		b->last_usec = now_usec;
+	}
+	if (now_usec > b->last_usec) {
+		uint64_t add = (now_usec - b->last_usec) * rate / 1000;
+
+		if (add > 0) { /* else keep the time: frequent calls must not lose it */
+			b->tokens_milli = b->tokens_milli + add > cap ? cap : b->tokens_milli + add;
+			b->last_usec = now_usec;
+		}
+	}
+	if (b->tokens_milli >= want) {
+		b->tokens_milli -= want;
+		return 0;
+	}
+	return rate ? ((want - b->tokens_milli) * 1000 + rate - 1) / rate : UINT64_MAX;
+}

@@ -1,0 +1,116 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Who may do what on the control socket. The socket is world-connectable,
+ * so every decision about an unprivileged caller is one the kernel would
+ * make itself: the caller is known by what the kernel recorded at connect
+ * time (credentials, supplementary groups, a pidfd), never by a pid looked
+ * up later; a target process is judged as ptrace_may_access() with
+ * PTRACE_MODE_READ_REALCREDS judges it for PR_SCHED_CORE_SHARE_TO. Every
+ * method has one row here: its privilege and its cost. The rest is pure
+ * logic for the unit tests, except the two readers named below. */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "conf.h"
+#include "engine.h"
+
+/* Linux 6.5; older headers lack it. */
+#ifndef SO_PEERPIDFD
+#define SO_PEERPIDFD 77
+#endif
+
+/* Supplementary groups kept per caller: NGROUPS_MAX is 65536, but a
+ * caller with more than this is judged on the first ones only. */
+#define AUTH_MAX_GROUPS 256
+
+/* The peer as the kernel recorded it at connect(). */
+struct auth_peer {
+	uid_t uid;       /* effective uid at connect (SO_PEERCRED) */
+	gid_t gid;       /* effective gid at connect */
+	pid_t pid;
+	int pidfd;       /* of exactly the connecting process, or -1 */
+	gid_t *groups;   /* supplementary (SO_PEERGROUPS), owned */
+	size_t n_groups;
+};
+
+/* Reads the peer of a connected unix socket: SO_PEERCRED, SO_PEERGROUPS
+ * and SO_PEERPIDFD, falling back to pidfd_open() of the peer pid on a
+ * kernel without SO_PEERPIDFD (then a pid reused between connect and
+ * accept would be named, a window the kernel's own pidfd closes). */
+int auth_peer_snapshot(int fd, struct auth_peer *ret);
+void auth_peer_done(struct auth_peer *p);
+
+/* The primary or a supplementary group. */
+bool auth_in_group(const struct auth_peer *p, gid_t gid);
+/* Root, or a member of [Daemon] ControlGroup=. */
+bool auth_privileged(const struct auth_peer *p, const struct daemon_settings *d);
+/* AllowUsers= names the uid, or AllowGroups= one of its groups. */
+bool auth_group_allows(const struct group *g, const struct auth_peer *p);
+
+/* A target's credentials: real, effective, saved (and fs, unused). */
+struct auth_creds {
+	uid_t uid[4];
+	gid_t gid[4];
+	uid_t proc_owner; /* owner of /proc/PID/status: root when not dumpable */
+};
+
+/* The Uid: and Gid: lines of /proc/PID/status, all four numbers each.
+ * -EBADMSG for anything else. */
+int auth_parse_status(const char *text, struct auth_creds *ret);
+/* Reads proc_root/PID/status and its owner. Called only
+ * from inside engine_place()'s authorize(), while the engine holds the
+ * target's pidfd, so what it reads is the process acted on. */
+int auth_read_creds(const char *proc_root, pid_t pid, struct auth_creds *ret);
+/* PTRACE_MODE_READ_REALCREDS for an unprivileged caller: its uid equals
+ * the target's real, effective and saved uid, its gid the target's real,
+ * effective and saved gid, and the target is dumpable (its /proc files are
+ * owned by the caller's uid, not by root). 0 or -EPERM. */
+int auth_may_act_on(uid_t uid, gid_t gid, const struct auth_creds *t);
+
+/* An explicit placement (assign, run, hook, or inherited from one) made
+ * by someone other than uid: an unprivileged caller may not undo it. */
+bool auth_placed_by_other(const struct task *t, uid_t uid);
+
+enum auth_need {
+	AUTH_ANYONE,     /* answered to everyone; views filtered for the unprivileged */
+	AUTH_ALLOWED,    /* unprivileged: own processes into groups that allow them */
+	AUTH_PRIVILEGED, /* root or ControlGroup= only */
+};
+
+struct auth_method {
+	const char *name;
+	enum auth_need need;
+	unsigned cost; /* units charged to an unprivileged client per call */
+};
+
+/* The row for a full method name; NULL for names not in the table
+ * (answered MethodNotFound at no more than the minimum cost). */
+const struct auth_method *auth_method(const char *name);
+/* The cost of a call: its row's, or 1 for an unknown name. */
+unsigned auth_method_cost(const char *name);
+
+/* Admission at accept. Unprivileged clients share max_clients minus
+ * reserved slots, at most max_per_uid each; privileged ones may use every
+ * slot, so they never wait on unprivileged ones. */
+struct auth_slots {
+	unsigned max_clients, max_per_uid, reserved;
+};
+struct auth_census {
+	unsigned total, unprivileged, of_uid;
+};
+/* NULL to admit, else why not. */
+const char *auth_admit(const struct auth_slots *l, const struct auth_census *now, bool privileged);
+
+/* A token bucket of cost units: rate per second, up to burst. */
+struct auth_bucket {
+	uint64_t tokens_milli; /* thousandths of a unit */
+	uint64_t last_usec;
+	bool started;
+};
+/* Takes cost and returns 0, or takes nothing and returns how many
+ * microseconds until it could. A cost above burst is charged as burst. */
+uint64_t auth_bucket_take(struct auth_bucket *b, unsigned cost, unsigned rate, unsigned burst,
+			  uint64_t now_usec);

@@ -1,0 +1,122 @@
+# The control socket decides about an unprivileged caller as the kernel
+# would: no setuid or non-dumpable process of the user's, no undoing of
+# root's placement, supplementary groups count; idle users can't lock root
+# or the hook out; an unprivileged view shows only the caller's own.
+. /tests/integration/lib.sh
+. /tests/integration/daemon-lib.sh
+
+H=/usr/libexec/coresched-tests
+worker uworker
+mkdir -p /sys/fs/cgroup/cs-secret-pod
+cp /tests/conf-shipped/rules.d/60-containers.conf "$CFG/rules.d/"
+cat > "$CFG/coreschedd.conf" <<EOF2
+[Daemon]
+IdleTimeoutSec=3
+[Group open]
+MatchComm=opennomatch
+AllowUsers=tester
+[Group staffonly]
+MatchComm=staffnomatch
+AllowGroups=staff
+[Group rootonly]
+MatchComm=rootnomatch
+[Group users]
+MatchExe=$BIN/uworker
+Per=user
+[Group secret]
+MatchCgroup=/cs-secret-pod
+Per=cgroup
+EOF2
+daemon_start || exit 1
+asuser() { cs-runas 1000 1000 coresched "$@"; }
+has() {
+	if printf '%s\n' "$2" | grep -qE -- "$3"; then pass "$1"; else fail "$1" "no /$3/ in: $2"; fi
+}
+hasnt() {
+	if printf '%s\n' "$2" | grep -qE -- "$3"; then fail "$1" "/$3/ in: $2"; else pass "$1"; fi
+}
+
+# ---- (a) targets judged as the kernel judges them ----
+cp $H/cs-hold /tmp/cs-suid && chown 0:0 /tmp/cs-suid && chmod 4755 /tmp/cs-suid
+bg cs-runas 1000 1000 /tmp/cs-suid 100; suid=$!
+bg cs-runas 1000 1000 $H/cs-hold nodump 100; nodump=$!
+bg cs-runas 1000 1000 $H/cs-hold 100; plain=$!
+bg cs-runas 1000 1000 $H/cs-hold 100; byroot=$!
+sleep 0.3
+expect suid-helper-ids "$(awk '/^Uid:/{print $2, $3, $4}' /proc/$suid/status)" "1000 0 0"
+msg=$(asuser assign -g open $suid 2>&1)
+expect suid-refused-rc $? 6
+has suid-refused-message "$msg" 'permission denied'
+expect suid-unchanged "$(cookie $suid)" 0x0
+asuser assign -g open $nodump 2>/dev/null
+expect nodump-refused-rc $? 6
+expect nodump-unchanged "$(cookie $nodump)" 0x0
+asuser assign -g open $plain
+expect plain-accepted-rc $? 0
+expect_set plain-tagged "$(cookie $plain)"
+coresched assign -g rootonly $byroot
+rootcookie=$(cookie $byroot)
+expect_set root-placed "$rootcookie"
+msg=$(asuser assign -g open $byroot 2>&1)
+expect root-placement-kept-rc $? 6
+has root-placement-kept-message "$msg" 'another user'
+expect root-placement-kept "$(cookie $byroot)" "$rootcookie"
+msg=$(asuser run -g rootonly -- true 2>&1)
+expect closed-group-rc $? 6
+has closed-group-names-allow "$msg" 'AllowUsers=/AllowGroups='
+hasnt closed-group-not-ptrace "$msg" 'CAP_SYS_PTRACE'
+
+# ---- (b) supplementary groups ----
+bg cs-runas 1001 1001,50 coresched run -g staffonly -- $H/cs-hold 100; staff=$!
+wait_for [ "$(cookie $staff)" != 0x0 ]
+expect_set supplementary-accepted "$(cookie $staff)"
+cs-runas 1001 1001 coresched run -g staffonly -- true 2>/dev/null
+expect no-supplementary-refused $? 6
+
+# ---- (d) an unprivileged view ----
+bg cs-runas 1000 1000 $BIN/uworker 1; mine=$!
+bg cs-runas 1001 1001 $BIN/uworker 1; theirs=$!
+bg cs-runas 1001 1001 $H/cs-hold 100; pod=$!
+echo $pod > /sys/fs/cgroup/cs-secret-pod/cgroup.procs
+wait_for [ "$(cookie $mine)" != 0x0 ]
+wait_for [ "$(cookie $theirs)" != 0x0 ]
+coresched assign -g secret $pod
+wait_for [ "$(cookie $pod)" != 0x0 ]
+out=$(coresched list -n -r -o GROUP,KEY)
+has root-sees-secret-key "$out" '^secret /cs-secret-pod$'
+out=$(asuser list -n -r -o GROUP,KEY)
+has user-list-own-key "$out" '^users 1000$'
+hasnt user-list-no-other-key "$out" '^users 1001$'
+hasnt user-list-no-cgroup-path "$out" 'cs-secret-pod'
+out=$(asuser ps -n -r -o PID,CGROUP)
+has user-ps-own "$out" "^$mine "
+hasnt user-ps-no-other-pid "$out" "^($theirs|$pod) "
+hasnt user-ps-no-cgroup-path "$out" 'cs-secret-pod'
+out=$(asuser stats -c 1 -J 2>&1)
+hasnt user-stats-no-other-key "$out" '"1001"|cs-secret-pod'
+out=$(asuser status 2>&1)
+hasnt user-status-no-other-key "$out" '1001|cs-secret-pod'
+
+# ---- (c) 9 users x 8 idle connections ----
+idlers=""
+for u in 2001 2002 2003 2004 2005 2006 2007 2008 2009; do
+	cs-runas $u $u $H/cs-idle "$SOCK" 8 6 > /tmp/idle.$u 2>&1 &
+	idlers="$idlers $!"
+done
+sleep 1
+out=$(coresched status); rc=$?
+expect idle-root-status-rc $rc 0
+expect idle-root-status-pid "$(printf '%s\n' "$out" | sed -n 's/^pid: //p')" "$DPID"
+bg $H/cs-hold 100; cinit=$!
+printf '{"ociVersion":"1.0.2","id":"idle-ctr","status":"creating","pid":%d,"bundle":"/tmp"}' $cinit |
+	coresched oci-hook
+expect idle-hook-rc $? 0
+expect_set idle-hook-tagged "$(cookie $cinit)"
+wait $idlers
+refused=0; dropped=0; kept=0
+for u in 2001 2002 2003 2004 2005 2006 2007 2008 2009; do
+	eval "$(tr ' ' '\n' < /tmp/idle.$u | sed -n 's/^\(refused\|dropped\|kept\)=\([0-9]*\)$/n_\1=\2/p')"
+	refused=$((refused + n_refused)); dropped=$((dropped + n_dropped)); kept=$((kept + n_kept))
+done
+expect idle-shared-slots "$((72 - refused))" 56
+expect idle-all-dropped "$dropped $kept" "56 0"

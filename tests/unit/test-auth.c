@@ -1,0 +1,173 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* The control socket's authorization: the kernel's credential test, group
+ * membership with supplementary groups, the method table, admission and
+ * the cost buckets. */
+#include <errno.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "auth.h"
+#include "unit.h"
+
+static const char status_text[] = "Name:\tsudo\nUmask:\t0022\nState:\tS (sleeping)\n"
+				   "Uid:\t1000\t0\t0\t0\nGid:\t1000\t1000\t1000\t1000\nGroups:\t50 1000\n";
+
+static struct auth_creds creds(uid_t r, uid_t e, uid_t s, gid_t g, uid_t owner)
+{
+	return (struct auth_creds){ { r, e, s, e }, { g, g, g, g }, owner };
+}
+
+static void parse_status_reads_every_id(void)
+{
+	struct auth_creds c;
+
+	CHECK(auth_parse_status(status_text, &c) == 0);
+	CHECK(c.uid[0] == 1000 && c.uid[1] == 0 && c.uid[2] == 0 && c.uid[3] == 0);
+	CHECK(c.gid[0] == 1000 && c.gid[2] == 1000);
+	CHECK(auth_parse_status("Uid:\t1\t2\t3\t4\nGid:\t5\t6\t7\t8\n", &c) == 0);
+	CHECK(c.uid[0] == 1 && c.uid[3] == 4 && c.gid[0] == 5 && c.gid[3] == 8);
+	CHECK(auth_parse_status("Name:\tx\nUid:\t1\t2\n", &c) == -EBADMSG);
+	CHECK(auth_parse_status("Uid:\t1\t2\t3\t4\nGid:\t-1\t2\t3\t4\n", &c) == -EBADMSG);
+	CHECK(auth_parse_status("", &c) == -EBADMSG);
+}
+
+/* ptrace_may_access(PTRACE_MODE_READ_REALCREDS) as the kernel does it. */
+static void kernel_credential_test(void)
+{
+	struct auth_creds c = creds(1000, 1000, 1000, 1000, 1000);
+
+	CHECK(auth_may_act_on(1000, 1000, &c) == 0);
+	c = creds(1000, 0, 0, 1000, 0); /* setuid root, started by the user */
+	CHECK(auth_may_act_on(1000, 1000, &c) == -EPERM);
+	c = creds(1000, 1000, 0, 1000, 1000); /* saved uid root */
+	CHECK(auth_may_act_on(1000, 1000, &c) == -EPERM);
+	c = creds(1000, 1000, 1000, 1000, 0); /* not dumpable: /proc/PID is root's */
+	CHECK(auth_may_act_on(1000, 1000, &c) == -EPERM);
+	c = creds(1000, 1000, 1000, 1000, 1000);
+	c.gid[1] = 42; /* setgid */
+	CHECK(auth_may_act_on(1000, 1000, &c) == -EPERM);
+	c = creds(1000, 1000, 1000, 1000, 1000);
+	c.uid[3] = 7; /* the fs uid is not part of it */
+	CHECK(auth_may_act_on(1000, 1000, &c) == 0);
+	CHECK(auth_may_act_on(1001, 1000, &c) == -EPERM);
+	CHECK(auth_may_act_on(1000, 1001, &c) == -EPERM);
+}
+
+static void supplementary_groups_count(void)
+{
+	gid_t groups[] = { 50, 77 };
+	struct auth_peer p = { .uid = 1001, .gid = 1001, .pidfd = -1, .groups = groups, .n_groups = 2 };
+	gid_t allow_staff[] = { 50 }, allow_other[] = { 60 };
+	uid_t allow_user[] = { 1001 };
+	struct group g = { .allow_gids = allow_staff, .n_allow_gids = 1 };
+	struct daemon_settings d = { .has_control_gid = true, .control_gid = 77 };
+
+	CHECK(auth_in_group(&p, 1001));
+	CHECK(auth_in_group(&p, 77));
+	CHECK(!auth_in_group(&p, 4));
+	CHECK(auth_group_allows(&g, &p));
+	g.allow_gids = allow_other;
+	CHECK(!auth_group_allows(&g, &p));
+	g.allow_uids = allow_user;
+	g.n_allow_uids = 1;
+	CHECK(auth_group_allows(&g, &p));
+	CHECK(auth_privileged(&p, &d));
+	d.control_gid = 4;
+	CHECK(!auth_privileged(&p, &d));
+	d.has_control_gid = false;
+	p.uid = 0;
+	CHECK(auth_privileged(&p, &d));
+}
+
+static void explicit_placements_of_others_are_kept(void)
+{
+	struct key k = { .group = "g", .name = "" };
+	struct task t = { .origin = ORIGIN_ASSIGN, .key = &k, .placer = 0 };
+
+	CHECK(auth_placed_by_other(&t, 1000));
+	CHECK(!auth_placed_by_other(&t, 0));
+	t.placer = 1000;
+	CHECK(!auth_placed_by_other(&t, 1000));
+	t.placer = 0;
+	t.origin = ORIGIN_HOOK;
+	CHECK(auth_placed_by_other(&t, 1000));
+	t.origin = ORIGIN_INHERITED;
+	CHECK(auth_placed_by_other(&t, 1000));
+	t.origin = ORIGIN_RULE; /* policy, not a person's decision */
+	CHECK(!auth_placed_by_other(&t, 1000));
+	t.origin = ORIGIN_ASSIGN;
+	t.key = NULL;
+	CHECK(!auth_placed_by_other(&t, 1000));
+	CHECK(!auth_placed_by_other(NULL, 1000));
+}
+
+static void every_method_is_classified(void)
+{
+	static const char *const open[] = { "io.coresched.Status", "io.coresched.ListGroups",
+					     "io.coresched.ListProcesses", "io.coresched.Stats",
+					     "io.coresched.Explain", "io.coresched.CheckConfig" };
+	static const char *const priv[] = { "io.coresched.Reload", "io.coresched.Clear",
+					    "io.coresched.AssignContainer" };
+
+	for (size_t i = 0; i < sizeof(open) / sizeof(open[0]); i++)
+		CHECK(auth_method(open[i]) && auth_method(open[i])->need == AUTH_ANYONE);
+	for (size_t i = 0; i < sizeof(priv) / sizeof(priv[0]); i++)
+		CHECK(auth_method(priv[i]) && auth_method(priv[i])->need == AUTH_PRIVILEGED);
+	CHECK(auth_method("io.coresched.Assign")->need == AUTH_ALLOWED);
+	CHECK(auth_method("io.coresched.Run")->need == AUTH_ALLOWED);
+	CHECK(auth_method("io.coresched.Nope") == NULL);
+	CHECK(auth_method_cost("io.coresched.Nope") == 1);
+	CHECK(auth_method_cost("io.coresched.CheckConfig") > auth_method_cost("io.coresched.ListProcesses"));
+	CHECK(auth_method_cost("io.coresched.ListProcesses") > auth_method_cost("io.coresched.Status"));
+}
+
+static void admission_reserves_slots_for_the_privileged(void)
+{
+	struct auth_slots l = { .max_clients = 64, .max_per_uid = 8, .reserved = 8 };
+	struct auth_census n = { .total = 0, .unprivileged = 0, .of_uid = 0 };
+
+	CHECK(auth_admit(&l, &n, false) == NULL);
+	n = (struct auth_census){ 10, 10, 8 };
+	CHECK(auth_admit(&l, &n, false) != NULL); /* per uid */
+	CHECK(auth_admit(&l, &n, true) == NULL);
+	n = (struct auth_census){ 56, 56, 0 }; /* 7 users x 8: the shared slots are full */
+	CHECK(strstr(auth_admit(&l, &n, false), "unprivileged") != NULL);
+	CHECK(auth_admit(&l, &n, true) == NULL);
+	n = (struct auth_census){ 63, 56, 0 };
+	CHECK(auth_admit(&l, &n, true) == NULL);
+	n = (struct auth_census){ 64, 56, 0 };
+	CHECK(auth_admit(&l, &n, true) != NULL);
+}
+
+static void bucket_charges_and_refills(void)
+{
+	struct auth_bucket b = { 0 };
+	uint64_t t = 1000000;
+
+	CHECK(auth_bucket_take(&b, 60, 50, 100, t) == 0);
+	CHECK(auth_bucket_take(&b, 40, 50, 100, t) == 0);
+	/* empty: 10 units at 50/s is 200 ms */
+	CHECK(auth_bucket_take(&b, 10, 50, 100, t) == 200000);
+	CHECK(auth_bucket_take(&b, 10, 50, 100, t + 100000) == 100000);
+	CHECK(auth_bucket_take(&b, 10, 50, 100, t + 200000) == 0);
+	/* a cost above the burst is charged as the burst, so it can pass */
+	CHECK(auth_bucket_take(&b, 1000, 50, 100, t + 10000000) == 0);
+	/* many small steps add up: no time is lost to rounding */
+	b = (struct auth_bucket){ 0 };
+	CHECK(auth_bucket_take(&b, 100, 50, 100, t) == 0);
+	for (int i = 1; i <= 1000; i++)
+		(void)auth_bucket_take(&b, 0, 50, 100, t + (uint64_t)i * 10);
+	CHECK(auth_bucket_take(&b, 1, 50, 100, t + 20000) == 0);
+}
+
+int main(void)
+{
+	RUN(parse_status_reads_every_id);
+	RUN(kernel_credential_test);
+	RUN(supplementary_groups_count);
+	RUN(explicit_placements_of_others_are_kept);
+	RUN(every_method_is_classified);
+	RUN(admission_reserves_slots_for_the_privileged);
+	RUN(bucket_charges_and_refills);
+	UNIT_EXIT();
+}

@@ -20,6 +20,7 @@
 struct grave {
 	sc_cookie cookie;
 	char *id; /* "group/name" */
+	bool explicit_; /* it had explicitly placed members */
 };
 
 struct engine {
@@ -72,8 +73,8 @@ void table_set_origin(struct engine *e, struct task *t, enum origin o);
 /* A key's cookie became known (Per=process: made by CREATE on a member). */
 void table_key_cookie(struct engine *e, struct key *k, sc_cookie c);
 struct key *table_key_by_cookie(const struct engine *e, sc_cookie c);
-/* The "group/name" of a key released lately that had cookie c, or NULL. */
-const char *table_grave(const struct engine *e, sc_cookie c);
+/* The key released lately that had cookie c, or NULL. */
+const struct grave *table_grave(const struct engine *e, sc_cookie c);
 /* Reload: keys whose group went or changed Per=/Trusted= leave the name
  * map (new keys may take their names); they live on while members hold
  * them, so no task ever points at freed memory. */

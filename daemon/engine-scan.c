@@ -89,6 +89,10 @@ static int scan_one(void *userdata, pid_t pid)
 	/* New to the table between a fork and its event: the fork's rule. */
 	if (r > 0 && !s->adopt) {
 		engine_judge_child(e, t, engine_task(e, pi.ppid), &pi, 0);
+		if (s->all) { /* a reload: judged by the new rules too */
+			t->cleared = false;
+			(void)engine_evaluate(e, t, false);
+		}
 		return 0;
 	}
 	if (s->adopt) {
@@ -109,6 +113,8 @@ static int scan_one(void *userdata, pid_t pid)
 	}
 	if (s->all && t->recorded && engine_origin_explicit(t->origin))
 		e->state_dirty = true; /* its key may be renamed */
+	if (s->all)
+		t->cleared = false; /* a reload judges cleared processes again */
 	if (s->all || changed || t->unsettled || (t->key && t->key->detached) ||
 	    t->cookie != (t->key ? t->key->cookie : 0))
 		(void)engine_evaluate(e, t, !changed);

@@ -40,7 +40,8 @@ static size_t collect(struct task **v, size_t n, struct state_entry *out, size_t
 		struct task *t = v[i];
 
 		t->recorded = m < max && ((t->key && engine_origin_explicit(t->origin)) ||
-					  (!t->key && t->want && strchr(t->want, '/')) ||
+					  (!t->key && t->want && strchr(t->want, '/') &&
+					   (engine_origin_explicit(t->origin) || t->origin == ORIGIN_STICKY)) ||
 					  (t->key && t->origin == ORIGIN_STICKY && t->key->n_anchored == 0));
 		if (t->recorded)
 			entry_from(&out[m++], t);

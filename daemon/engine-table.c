@@ -38,15 +38,15 @@ static void bury(struct engine *e, const struct key *k)
 	if (!k->cookie || k->cookie == COOKIE_UNKNOWN || !(id = strdup(k->id)))
 		return;
 	free(g->id);
-	*g = (struct grave){ k->cookie, id };
+	*g = (struct grave){ k->cookie, id, k->n_explicit > 0 };
 	e->next_grave = (e->next_grave + 1) % ENGINE_GRAVES;
 }
 
-const char *table_grave(const struct engine *e, sc_cookie c)
+const struct grave *table_grave(const struct engine *e, sc_cookie c)
 {
 	for (unsigned i = 0; c && c != COOKIE_UNKNOWN && i < ENGINE_GRAVES; i++)
 		if (e->graves[i].cookie == c)
-			return e->graves[i].id;
+			return &e->graves[i];
 	return NULL;
 }
 
@@ -63,6 +63,10 @@ static void key_release(struct engine *e, struct key *k)
 
 void table_key_cookie(struct engine *e, struct key *k, sc_cookie c)
 {
+	struct key *other = table_key_by_cookie(e, c);
+
+	if (other && other != k)
+		return; /* another key's cookie: k makes its own */
 	/* A value now in use again names the new key, not the buried one. */
 	for (unsigned i = 0; c && i < ENGINE_GRAVES; i++)
 		if (e->graves[i].cookie == c)
@@ -153,8 +157,12 @@ static int key_new(struct engine *e, const struct group *g, const char *id, cons
 	 * and a holder only when a second member comes (table_key_hold). */
 	if (!g->trusted && g->per != PER_PROCESS) {
 		r = e->hazard ? -EOPNOTSUPP : 0;
-		if (r == 0 && adopt_tid > 0)
-			r = SYS(e, holder_new, adopt_tid, &k->holder);
+		if (r == 0 && adopt_tid > 0 && SYS(e, holder_new, adopt_tid, &k->holder) == 0 &&
+		    table_key_by_cookie(e, SYS(e, holder_cookie, k->holder))) {
+			/* another key's cookie: two keys never share one */
+			SYS(e, holder_free, k->holder);
+			k->holder = NULL;
+		}
 		if (r == 0 && !k->holder)
 			r = SYS(e, holder_new, 0, &k->holder);
 		if (r < 0) {
@@ -240,6 +248,7 @@ void table_drop(struct engine *e, struct task *t)
 	free(t->exe);
 	free(t->cgroup);
 	free(t->want);
+	free(t->prev);
 	free(t);
 }
 

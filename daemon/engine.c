@@ -161,9 +161,10 @@ void engine_key_name_for(const struct group *g, const struct task *t, char *buf,
 
 /* t carries the cookie of a key released lately: it joins that key again,
  * which takes the cookie back from it. 0, or -ENOENT when it is no such. */
-static int buried(struct engine *e, struct task *t)
+static int buried(struct engine *e, struct task *t, enum origin origin)
 {
-	const char *id = table_grave(e, t->cookie), *slash = id ? strchr(id, '/') : NULL;
+	const struct grave *gr = table_grave(e, t->cookie);
+	const char *id = gr ? gr->id : NULL, *slash = id ? strchr(id, '/') : NULL;
 	char group[MATCH_KEY_MAX];
 	const struct group *g;
 	int r;
@@ -173,13 +174,13 @@ static int buried(struct engine *e, struct task *t)
 	snprintf(group, sizeof(group), "%.*s", (int)(slash - id), id);
 	g = conf_find_group(e->conf, group);
 	if (!g || g->trusted)
-		return -ENOENT;
+		return -ESTALE; /* ours, of a group that went: not foreign */
 	r = table_join(e, t, g, slash + 1, t->pid);
 	if (r < 0)
 		return r;
 	if (t->key->per == PER_PROCESS && t->key->cookie == 0)
 		table_key_cookie(e, t->key, t->cookie);
-	table_set_origin(e, t, ORIGIN_STICKY);
+	table_set_origin(e, t, origin);
 	return 0;
 }
 
@@ -192,6 +193,7 @@ static int unclaimed(struct engine *e, struct task *t)
 	const struct group *g;
 	struct key *k = t->key;
 	char name[MATCH_KEY_MAX];
+	int r;
 
 	/* A trusted key has no cookie to keep: its unclaimed members leave. */
 	if (k && k->trusted && !k->detached) {
@@ -208,7 +210,7 @@ static int unclaimed(struct engine *e, struct task *t)
 		table_set_origin(e, t, ORIGIN_STICKY);
 		return 0;
 	}
-	if (k || t->origin == ORIGIN_RULE || t->origin == ORIGIN_STICKY) {
+	if (k || t->origin == ORIGIN_RULE || t->origin == ORIGIN_ADOPTED || t->origin == ORIGIN_STICKY) {
 		table_set_key(e, t, NULL); /* no longer ours: back to 0 */
 		table_set_origin(e, t, ORIGIN_NONE);
 		return 0;
@@ -223,8 +225,12 @@ static int unclaimed(struct engine *e, struct task *t)
 		table_set_origin(e, t, ORIGIN_STICKY);
 		return 0;
 	}
-	if (t->cookie != 0 && !e->conf->daemon.unmatched_clear && buried(e, t) == 0)
+	if (t->cookie != 0 && !e->conf->daemon.unmatched_clear && (r = buried(e, t, ORIGIN_STICKY)) != -ENOENT) {
+		if (r != -ESTALE)
+			return r;
+		table_set_origin(e, t, ORIGIN_NONE); /* the cookie of a group that went */
 		return 0;
+	}
 	if (t->cookie != 0 && !e->conf->daemon.clear_foreign) {
 		if (t->origin != ORIGIN_FOREIGN)
 			e->c.foreign++;
@@ -270,7 +276,7 @@ static int decide(struct engine *e, struct task *t)
 
 	if (engine_origin_explicit(t->origin) && t->key && !t->key->detached)
 		return 0;
-	if (!e->conf)
+	if (!e->conf || t->cleared)
 		return 0;
 	/* Exec'd into a container (a child of the runtime, not of the
 	 * container's init): found by the container's cgroup. */
@@ -285,7 +291,7 @@ static int decide(struct engine *e, struct task *t)
 			return table_join(e, t, cg, t->key->name, 0);
 		table_set_origin(e, t, ORIGIN_RULE);
 	}
-	if (engine_origin_explicit(t->origin) && t->want)
+	if ((engine_origin_explicit(t->origin) || t->origin == ORIGIN_STICKY) && !t->key && t->want)
 		return wanted(e, t);
 	if (rules_match(e->conf, &in, &m) <= 0)
 		return unclaimed(e, t);
@@ -348,13 +354,18 @@ static int handle_process(struct engine *e, pid_t pid)
 	r = SYS(e, read, pid, &pi);
 	if (r >= 0 && !pi.kernel_thread) {
 		r = table_upsert(e, &pi, &t, &changed);
+		/* New to the table (its fork went unseen, or the event was an
+		 * earlier process's under a reused pid): first what it inherited
+		 * from its parent, as for a fork, then the rules. */
+		if (r > 0)
+			engine_judge_child(e, t, engine_task(e, pi.ppid), &pi, 0);
 		if (r >= 0)
 			(void)engine_evaluate(e, t, false);
 		if (!SYS(e, pidfd_alive, fd) && (t = engine_task(e, pid)))
 			table_drop(e, t);
 	}
 	SYS(e, pidfd_close, fd);
-	return r;
+	return r < 0 ? r : 0;
 }
 
 /* The origin a fork child takes from its parent. */
@@ -381,19 +392,34 @@ static bool same_program(const struct task *p, const struct procinfo *pi)
  * after the fork: the child is judged on its own, by its program, its user
  * and the cookie it inherited, so that a helper forked inside one group
  * does not follow its parent out of it. */
+/* A child forked before its parent's last request inherited what the
+ * parent was then: an explicit placement it replaced. */
+static bool inherit_prev(struct engine *e, struct task *t, const struct task *p)
+{
+	const char *slash = strchr(p->prev, '/');
+	char group[MATCH_KEY_MAX];
+	const struct group *g;
+
+	snprintf(group, sizeof(group), "%.*s", slash ? (int)(slash - p->prev) : 0, p->prev);
+	g = slash ? conf_find_group(e->conf, group) : NULL;
+	if (!g || table_join(e, t, g, slash + 1, !g->trusted && t->cookie && t->cookie != COOKIE_UNKNOWN ? t->pid : 0) < 0)
+		return false;
+	if (t->key->per == PER_PROCESS && t->key->cookie == 0 && t->cookie && t->cookie != COOKIE_UNKNOWN)
+		table_key_cookie(e, t->key, t->cookie);
+	table_set_origin(e, t, ORIGIN_INHERITED);
+	t->placer = p->placer;
+	t->unsettled = engine_ensure(e, t, false) < 0;
+	return true;
+}
+
 void engine_judge_child(struct engine *e, struct task *t, struct task *p, const struct procinfo *pi,
 			uint64_t forked_ns)
 {
 	struct key *k;
 
-	/* The parent is gone unseen (a double fork), but the child carries
-	 * the cookie of an explicit placement: it descends from it. */
-	if (!p && (k = table_key_by_cookie(e, t->cookie)) && k->n_explicit) {
-		table_set_origin(e, t, ORIGIN_INHERITED);
-		table_set_key(e, t, k);
-		t->unsettled = engine_ensure(e, t, false) < 0;
+	if (p && forked_ns && forked_ns < p->placed_ns && p->prev && inherit_prev(e, t, p))
 		return;
-	}
+
 	/* Unknown or foreign parents, and Per=process rules (each process its
 	 * own cookie): the child is judged on its own. So is a child forked
 	 * before its parent was placed or cleared by request. */
@@ -401,12 +427,29 @@ void engine_judge_child(struct engine *e, struct task *t, struct task *p, const 
 	    (p->key && p->key->per == PER_PROCESS && (p->origin == ORIGIN_RULE || p->origin == ORIGIN_ADOPTED)) ||
 	    !(t->cookie == (p->key ? p->key->cookie : 0) || t->cookie == COOKIE_UNKNOWN ||
 	      (p->key && p->key->per == PER_PROCESS && !p->key->cookie) || same_program(p, pi))) {
-		(void)engine_evaluate(e, t, false);
+		/* Carrying the cookie of an explicit placement (a double fork
+		 * whose middle process went unseen, a parent cleared since):
+		 * it descends from it. */
+		const struct grave *gr = table_grave(e, t->cookie);
+
+		if ((k = table_key_by_cookie(e, t->cookie)) && k->n_explicit && !k->detached) {
+			table_set_origin(e, t, ORIGIN_INHERITED);
+			table_set_key(e, t, k);
+			t->unsettled = engine_ensure(e, t, false) < 0;
+		} else if (!k && gr && gr->explicit_ && buried(e, t, ORIGIN_INHERITED) == 0)
+			t->unsettled = engine_ensure(e, t, false) < 0;
+		else
+			(void)engine_evaluate(e, t, false);
 		return;
 	}
 	table_set_origin(e, t, child_origin(p->origin));
 	t->placer = p->placer;
+	t->cleared = p->cleared;
 	table_set_key(e, t, p->key);
+	if (!p->key && p->want && !t->want) { /* its parent's restore is pending: so is its own */
+		t->want = strdup(p->want);
+		t->unsettled = true;
+	}
 	/* A parent not yet moved off a stale key (a reload's scan meets the
 	 * child first): the child moves now, as the parent will. */
 	if (p->key && p->key->detached) {
@@ -498,6 +541,7 @@ static bool before_request(const struct engine *e, const struct procmon_event *e
 
 void engine_on_event(struct engine *e, const struct procmon_event *ev)
 {
+	struct task *t;
 	int r = 0;
 
 	e->c.events++;
@@ -510,17 +554,19 @@ void engine_on_event(struct engine *e, const struct procmon_event *ev)
 		break;
 	case PROCMON_EXEC:
 		e->c.execs++;
-		if (!before_request(e, ev))
-			r = handle_process(e, ev->tgid);
-		break;
+		/* fall through */
 	case PROCMON_UID:
 	case PROCMON_GID:
 	case PROCMON_COMM:
-		if (!before_request(e, ev))
-			r = handle_process(e, ev->tgid);
+		if (before_request(e, ev))
+			break;
+		if (ev->kind != PROCMON_COMM && (t = engine_task(e, ev->tgid)))
+			t->cleared = false; /* a new program or user: the rules again */
+		r = handle_process(e, ev->tgid);
 		break;
 	case PROCMON_EXIT:
-		on_exit_(e, ev);
+		if (!before_request(e, ev)) /* the request saw it alive after this */
+			on_exit_(e, ev);
 		break;
 	}
 	if (r < 0)
@@ -569,7 +615,7 @@ const struct conf *engine_conf(const struct engine *e)
  * open throughout, proves that the process read is the one acted on. */
 static int place(struct engine *e, const struct engine_place *req, const struct group *g)
 {
-	char name[MATCH_KEY_MAX];
+	char name[MATCH_KEY_MAX], *prev_id = NULL;
 	struct procinfo pi;
 	struct task *t;
 	bool changed;
@@ -586,6 +632,8 @@ static int place(struct engine *e, const struct engine_place *req, const struct 
 		r = req->authorize(req->userdata, req->pid, engine_task(e, req->pid));
 	if (r >= 0)
 		r = table_upsert(e, &pi, &t, &changed);
+	if (r >= 0 && t->key && !(prev_id = strdup(t->key->id)))
+		r = -ENOMEM;
 	if (r >= 0 && g) {
 		if (req->key)
 			snprintf(name, sizeof(name), "%s", req->key);
@@ -601,9 +649,15 @@ static int place(struct engine *e, const struct engine_place *req, const struct 
 	if (r >= 0) {
 		if (g || t->recorded)
 			e->state_dirty = true;
+		free(t->prev); /* children forked before now inherit what it was */
+		t->prev = engine_origin_explicit(t->origin) && prev_id ? prev_id : NULL;
+		prev_id = NULL;
 		table_set_origin(e, t, req->origin);
 		t->placer = req->placer;
 		t->placed_ns = SYS(e, now_ns);
+		t->cleared = !g;
+		free(t->want); /* this request replaces a restore still pending */
+		t->want = NULL;
 		if (!g)
 			t->cookie = COOKIE_UNKNOWN; /* clear even what reads 0 now */
 		r = engine_ensure(e, t, false);
@@ -613,6 +667,7 @@ static int place(struct engine *e, const struct engine_place *req, const struct 
 	}
 	if (fd != req->pidfd)
 		SYS(e, pidfd_close, fd);
+	free(prev_id);
 	return r < 0 ? r : 0;
 }
 

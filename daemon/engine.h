@@ -62,6 +62,8 @@ struct task {
 	uid_t placer;        /* explicit placements: the uid that asked (0: root) */
 	char *want;          /* "group/name" of an explicit placement not yet applied (restore) */
 	uint64_t placed_ns;  /* when a request placed or cleared it: older events do not undo that */
+	bool cleared;        /* cleared by request: cookie 0 until its next exec, uid change or reload */
+	char *prev;          /* "group/name" of the explicit placement the last request replaced */
 };
 
 struct engine_counters {

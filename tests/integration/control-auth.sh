@@ -42,7 +42,10 @@ bg cs-runas 1000 1000 /tmp/cs-suid 100; suid=$!
 bg cs-runas 1000 1000 $H/cs-hold nodump 100; nodump=$!
 bg cs-runas 1000 1000 $H/cs-hold 100; plain=$!
 bg cs-runas 1000 1000 $H/cs-hold 100; byroot=$!
-sleep 0.3
+# each has exec'd its program (cs-runas first drops to uid 1000, then execs)
+runs() { [ "$(readlink /proc/$1/exe)" = "$2" ]; }
+wait_for runs $suid /tmp/cs-suid
+for p in $nodump $plain $byroot; do wait_for runs $p $H/cs-hold; done
 expect suid-helper-ids "$(awk '/^Uid:/{print $2, $3, $4}' /proc/$suid/status)" "1000 0 0"
 msg=$(asuser assign -g open $suid 2>&1)
 expect suid-refused-rc $? 6

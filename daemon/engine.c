@@ -412,41 +412,60 @@ static bool inherit_prev(struct engine *e, struct task *t, const struct task *p)
 	return true;
 }
 
+/* Does t run on what it inherited from p: p's key's cookie (or one not
+ * known yet), or p's very program? Then it joins p's key. */
+static bool follows(const struct task *t, const struct task *p, const struct procinfo *pi, uint64_t forked_ns)
+{
+	const struct key *k = p ? p->key : NULL;
+
+	if (!k && p && p->want)
+		return true; /* the parent's restore is pending: so is the child's */
+	if (!k || p == t || (forked_ns && forked_ns < p->placed_ns))
+		return false;
+	if (k->per == PER_PROCESS && (p->origin == ORIGIN_RULE || p->origin == ORIGIN_ADOPTED))
+		return false; /* a cookie per process */
+	return t->cookie == k->cookie || t->cookie == COOKIE_UNKNOWN || (k->per == PER_PROCESS && !k->cookie) ||
+	       same_program(p, pi);
+}
+
+/* The key whose cookie t carries, when explicitly placed processes hold (or
+ * held, lately) it: t descends from one of them (a double fork whose
+ * middle process went unseen, a parent cleared or gone since). */
+static bool descends_from_placement(struct engine *e, struct task *t)
+{
+	const struct grave *gr = table_grave(e, t->cookie);
+	struct key *k = table_key_by_cookie(e, t->cookie);
+
+	if (k && k->n_explicit) {
+		table_set_origin(e, t, ORIGIN_INHERITED);
+		table_set_key(e, t, k);
+	} else if (k || !gr || !gr->explicit_ || buried(e, t, ORIGIN_INHERITED) < 0)
+		return false;
+	if (t->key->detached) /* a reload is moving its key: it moves too */
+		(void)engine_evaluate(e, t, false);
+	else
+		t->unsettled = engine_ensure(e, t, false) < 0;
+	return true;
+}
+
 void engine_judge_child(struct engine *e, struct task *t, struct task *p, const struct procinfo *pi,
 			uint64_t forked_ns)
 {
-	struct key *k;
-
 	if (p && forked_ns && forked_ns < p->placed_ns && p->prev && inherit_prev(e, t, p))
 		return;
-
-	/* Unknown or foreign parents, and Per=process rules (each process its
-	 * own cookie): the child is judged on its own. So is a child forked
-	 * before its parent was placed or cleared by request. */
-	if (!p || p == t || p->origin == ORIGIN_FOREIGN || (forked_ns && forked_ns < p->placed_ns) ||
-	    (p->key && p->key->per == PER_PROCESS && (p->origin == ORIGIN_RULE || p->origin == ORIGIN_ADOPTED)) ||
-	    !(t->cookie == (p->key ? p->key->cookie : 0) || t->cookie == COOKIE_UNKNOWN ||
-	      (p->key && p->key->per == PER_PROCESS && !p->key->cookie) || same_program(p, pi))) {
-		/* Carrying the cookie of an explicit placement (a double fork
-		 * whose middle process went unseen, a parent cleared since):
-		 * it descends from it. */
-		const struct grave *gr = table_grave(e, t->cookie);
-
-		if ((k = table_key_by_cookie(e, t->cookie)) && k->n_explicit && !k->detached) {
-			table_set_origin(e, t, ORIGIN_INHERITED);
-			table_set_key(e, t, k);
-			t->unsettled = engine_ensure(e, t, false) < 0;
-		} else if (!k && gr && gr->explicit_ && buried(e, t, ORIGIN_INHERITED) == 0)
-			t->unsettled = engine_ensure(e, t, false) < 0;
-		else
-			(void)engine_evaluate(e, t, false);
+	if (!follows(t, p, pi, forked_ns)) {
+		if (descends_from_placement(e, t))
+			return;
+		/* a cleared parent's child stays cleared, unless it predates that */
+		t->cleared = p && p->cleared && !(forked_ns && forked_ns < p->placed_ns);
+		(void)engine_evaluate(e, t, false);
 		return;
 	}
 	table_set_origin(e, t, child_origin(p->origin));
 	t->placer = p->placer;
 	t->cleared = p->cleared;
 	table_set_key(e, t, p->key);
-	if (!p->key && p->want && !t->want) { /* its parent's restore is pending: so is its own */
+	if (!p->key && p->want && !t->want) {
 		t->want = strdup(p->want);
 		t->unsettled = true;
 	}

@@ -124,18 +124,17 @@ static int on_reconcile(sd_event_source *s, uint64_t usec, void *userdata)
 	struct daemon *d = userdata;
 	unsigned sec = engine_conf(d->engine)->daemon.reconcile_sec;
 
+	if (next_reconcile == 0) /* the start-up scan just ran */
+		next_reconcile = usec + (uint64_t)sec * 1000000ULL;
 	if (sec != 0 && usec >= next_reconcile) {
 		(void)engine_scan(d->engine, false, true);
 		next_reconcile = usec + (uint64_t)sec * 1000000ULL - 100000;
 	}
+	/* Every second: SMT and sched_ext changes, retries of failed
+	 * placements, the state file's deferred records. */
 	engine_tick(d->engine);
 	notify_status(d);
-	if (sec == 0)
-		sec = 30; /* off: the timer only refreshes the status */
-	/* SMT off or a sched_ext scheduler: look for the change every second. */
-	if (engine_smt_off(d->engine) || engine_hazard(d->engine))
-		sec = 1;
-	sd_event_source_set_time(s, usec + (uint64_t)sec * 1000000ULL);
+	sd_event_source_set_time(s, usec + 1000000ULL);
 	sd_event_source_set_enabled(s, SD_EVENT_ON);
 	return 0;
 }
@@ -209,7 +208,6 @@ static void raise_fd_limit(void)
 
 static int setup_loop(struct daemon *d)
 {
-	const struct conf *c = engine_conf(d->engine);
 	uint64_t now;
 	int r;
 
@@ -225,8 +223,7 @@ static int setup_loop(struct daemon *d)
 	/* Events before the reconcile timer: isolation first, housekeeping after. */
 	sd_event_now(d->event, CLOCK_MONOTONIC, &now);
 	r = sd_event_add_time(d->event, NULL, CLOCK_MONOTONIC,
-			      now + (uint64_t)(c->daemon.reconcile_sec ? c->daemon.reconcile_sec : 30) * 1000000ULL,
-			      100000, on_reconcile, d);
+			      now + 1000000ULL, 100000, on_reconcile, d);
 	if (r < 0)
 		return r;
 	(void)sd_event_set_watchdog(d->event, true);

@@ -221,6 +221,16 @@ static int unclaimed(struct engine *e, struct task *t)
 	 * see, a restart, a child forked just before its parent moved on): a
 	 * member by inheritance. */
 	if (t->cookie != 0 && !e->conf->daemon.unmatched_clear && (k = table_key_by_cookie(e, t->cookie))) {
+		if (k->detached) { /* a reload is moving that key: as its members go */
+			g = conf_find_group(e->conf, k->group);
+			if (!g || g->trusted) {
+				table_set_origin(e, t, ORIGIN_NONE);
+				return 0;
+			}
+			engine_key_name_for(g, t, name, sizeof(name));
+			table_set_origin(e, t, ORIGIN_STICKY);
+			return table_join(e, t, g, name, 0);
+		}
 		table_set_key(e, t, k);
 		table_set_origin(e, t, ORIGIN_STICKY);
 		return 0;

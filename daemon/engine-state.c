@@ -19,7 +19,8 @@ static void entry_from(struct state_entry *en, const struct task *t)
 {
 	const char *slash = t->key ? NULL : strchr(t->want, '/');
 
-	*en = (struct state_entry){ .pid = t->pid, .start = t->start, .origin = t->origin };
+	*en = (struct state_entry){ .pid = t->pid, .start = t->start, .origin = t->origin,
+				    .cookie = t->cookie != COOKIE_UNKNOWN ? t->cookie : 0 };
 	if (t->key) {
 		snprintf(en->group, sizeof(en->group), "%s", t->key->group);
 		snprintf(en->key, sizeof(en->key), "%s", t->key->name);
@@ -30,8 +31,8 @@ static void entry_from(struct state_entry *en, const struct task *t)
 }
 
 /* Every explicitly placed process and every child of one, and every member
- * of a key that only sticky members hold (a rule's last match exited, its
- * helpers live on): no rule would find those keys again after a restart. */
+ * kept in a key though no group claims it: no rule would find those again
+ * after a restart. */
 static size_t collect(struct task **v, size_t n, struct state_entry *out, size_t max)
 {
 	size_t m = 0;
@@ -42,7 +43,7 @@ static size_t collect(struct task **v, size_t n, struct state_entry *out, size_t
 		t->recorded = m < max && ((t->key && engine_origin_explicit(t->origin)) ||
 					  (!t->key && t->want && strchr(t->want, '/') &&
 					   (engine_origin_explicit(t->origin) || t->origin == ORIGIN_STICKY)) ||
-					  (t->key && t->origin == ORIGIN_STICKY && t->key->n_anchored == 0));
+					  (t->key && t->origin == ORIGIN_STICKY));
 		if (t->recorded)
 			entry_from(&out[m++], t);
 	}
@@ -117,6 +118,15 @@ static int restore_key(struct engine *e, const struct group *g, const struct sta
 	return 0;
 }
 
+static void remember_container(const struct task *t)
+{
+	int r = containers_remember(t->cgroup, t->key->group, t->key->name);
+
+	if (r < 0)
+		log_warning("Failed to track container cgroup %s: %s; processes exec'd into it will be placed by "
+			    "the rules, ignoring.", t->cgroup, strerror(-r));
+}
+
 /* A container's processes are found by its cgroup: a `runc exec` after a
  * restart must join the container as before. The hooked process's cgroup
  * is the container's when nothing else in it carries another cookie. */
@@ -134,7 +144,7 @@ static void restore_container(struct engine *e, const struct task *t)
 			own = false;
 	}
 	if (v && own)
-		containers_remember(t->cgroup, t->key->group, t->key->name);
+		remember_container(t);
 	free(v);
 }
 
@@ -146,6 +156,10 @@ static int restore_one(struct engine *e, const struct state_entry *en, struct ha
 
 	if (!t || t->start != en->start)
 		return 0; /* exited since the file was checked */
+	/* Its cookie changed since the line was written (the deferred write
+	 * of a child or a kept member, then a crash): the line is stale. */
+	if (en->cookie && t->cookie != COOKIE_UNKNOWN && t->cookie != en->cookie)
+		return 0;
 	g = conf_find_group(e->conf, en->group);
 	if (!g) {
 		log_task(LOG_NOTICE, t->pid, NULL,

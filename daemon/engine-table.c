@@ -132,8 +132,10 @@ void table_set_origin(struct engine *e, struct task *t, enum origin o)
 		k->n_anchored++;
 	if (k && o == ORIGIN_STICKY && t->origin != o && k->n_anchored == 0)
 		e->state_lazy = true;
-	/* A child of an explicit placement: recorded at the next tick. */
-	if (o != t->origin && (o == ORIGIN_INHERITED || t->origin == ORIGIN_INHERITED))
+	/* A child of an explicit placement, a kept member: recorded at the
+	 * next tick. */
+	if (o != t->origin && (o == ORIGIN_INHERITED || t->origin == ORIGIN_INHERITED || o == ORIGIN_STICKY ||
+			       t->origin == ORIGIN_STICKY))
 		e->state_lazy = true;
 	t->origin = o;
 }

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "conf.h"
+#include "containers.h"
 #include "cookie.h"
 #include "daemon.h"
 #include "engine.h"
@@ -322,6 +323,7 @@ int main(int argc, char **argv)
 	d.stats = stats_free(d.stats);
 	keeper_stop(); /* after stats_free, which switches schedstats back through it */
 	d.engine = engine_free(d.engine);
+	containers_clear();
 	cookie_finalize();
 	close(d.procmon_fd);
 	sd_event_unref(d.event);

@@ -5,6 +5,7 @@
  * remembers the init's cgroup, because a `runc exec` into the container is
  * a child of the runtime, not of the init: it inherits the runtime's
  * cookie and can only be recognised by the cgroup it joins. */
+#include "log.h"
 #include "methods.h"
 
 #include <errno.h>
@@ -164,12 +165,17 @@ static int apply(struct engine *e, const struct plan *pl, pid_t pid, uid_t place
 static void remember(const struct task *t, pid_t caller)
 {
 	struct procinfo *pi;
+	int r;
 
 	if (!t || !t->key || !t->cgroup || !*t->cgroup || strcmp(t->cgroup, "/") == 0)
 		return;
 	pi = malloc(sizeof(*pi));
-	if (pi && procinfo_read("/proc", caller, pi) >= 0 && !containers_within(pi->cgroup, t->cgroup))
-		containers_remember(t->cgroup, t->key->group, t->key->name);
+	if (pi && procinfo_read("/proc", caller, pi) >= 0 && !containers_within(pi->cgroup, t->cgroup) &&
+	    (r = containers_remember(t->cgroup, t->key->group, t->key->name)) < 0)
+		/* The container keeps its cookie; only a later `runc exec`
+		 * into it goes unrecognised. */
+		log_warning("Failed to track container cgroup %s: %s; processes exec'd into it will be placed by "
+			    "the rules, ignoring.", t->cgroup, strerror(-r));
 	free(pi);
 }
 

@@ -18,7 +18,7 @@
 
 #include "procinfo.h"
 
-#define HEADER "# coreschedd explicit placements: PID START ORIGIN GROUP KEY\n"
+#define HEADER "# coreschedd explicit placements: PID START ORIGIN GROUP KEY [COOKIE]\n"
 
 static const enum origin stored_origins[] = { ORIGIN_ASSIGN, ORIGIN_RUN, ORIGIN_HOOK, ORIGIN_INHERITED, ORIGIN_STICKY };
 
@@ -112,8 +112,10 @@ int state_format(const struct state_entry *en, char *buf, size_t size)
 	n = escape_key(en->key, key, sizeof(key));
 	if (n < 0)
 		return n;
-	n = snprintf(buf, size, "%d %" PRIu64 " %s %s %s\n", (int)en->pid, en->start, origin_to_string(en->origin),
-		     en->group, key);
+	n = en->cookie ? snprintf(buf, size, "%d %" PRIu64 " %s %s %s %" PRIx64 "\n", (int)en->pid, en->start,
+				  origin_to_string(en->origin), en->group, key, en->cookie)
+		       : snprintf(buf, size, "%d %" PRIu64 " %s %s %s\n", (int)en->pid, en->start,
+				  origin_to_string(en->origin), en->group, key);
 	return n >= 0 && (size_t)n < size ? n : -ENAMETOOLONG;
 }
 
@@ -143,12 +145,12 @@ static int parse_origin(const char *s, enum origin *ret)
 }
 
 /* Exactly five fields, one space apart. */
-static int split(char *s, char *field[5])
+static int split(char *s, char *field[6])
 {
 	size_t n = 0;
 
 	for (char *p = s;; p++) {
-		if (n == 5)
+		if (n == 6)
 			return -EBADMSG;
 		field[n++] = p;
 		p = strchr(p, ' ');
@@ -159,12 +161,34 @@ static int split(char *s, char *field[5])
 	for (size_t i = 0; i < n; i++)
 		if (!*field[i])
 			return -EBADMSG;
-	return n == 5 ? 0 : -EBADMSG;
+	if (n == 5)
+		field[5] = NULL;
+	return n >= 5 ? 0 : -EBADMSG;
+}
+
+/* The cookie the process carried when the line was written, in hex. */
+static int parse_cookie(const char *s, uint64_t *ret)
+{
+	char *end;
+	unsigned long long v;
+
+	if (!s) {
+		*ret = 0; /* written by an older daemon: not known */
+		return 0;
+	}
+	if (!isxdigit((unsigned char)*s))
+		return -EBADMSG;
+	errno = 0;
+	v = strtoull(s, &end, 16);
+	if (errno || *end)
+		return -EBADMSG;
+	*ret = v;
+	return 0;
 }
 
 int state_parse(const char *line, struct state_entry *ret)
 {
-	char copy[STATE_LINE_MAX], *f[5];
+	char copy[STATE_LINE_MAX], *f[6];
 	struct state_entry en = {};
 	size_t len = strlen(line);
 	uint64_t pid;
@@ -177,7 +201,7 @@ int state_parse(const char *line, struct state_entry *ret)
 	copy[len] = '\0';
 	if (split(copy, f) < 0 || parse_u64(f[0], INT_MAX, &pid) < 0 || pid == 0 ||
 	    parse_u64(f[1], UINT64_MAX, &en.start) < 0 || parse_origin(f[2], &en.origin) < 0 || !group_ok(f[3]) ||
-	    unescape_key(f[4], en.key, sizeof(en.key)) < 0)
+	    unescape_key(f[4], en.key, sizeof(en.key)) < 0 || parse_cookie(f[5], &en.cookie) < 0)
 		return -EBADMSG;
 	en.pid = (pid_t)pid;
 	memcpy(en.group, f[3], strlen(f[3]) + 1);

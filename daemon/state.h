@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The explicit placements kept across a restart of the daemon: one line
- * per placed process, "PID START ORIGIN GROUP KEY". The file format and
- * its I/O only; the engine decides what goes in and what comes back. */
+ * per placed process, "PID START ORIGIN GROUP KEY [COOKIE]". The file
+ * format and its I/O only; the engine decides what goes in and what comes
+ * back. */
 #pragma once
 
 #include <stddef.h>
@@ -20,6 +21,7 @@ struct state_entry {
 	enum origin origin;      /* assign, run, hook, inherited or sticky */
 	char group[STATE_GROUP_MAX];
 	char key[MATCH_KEY_MAX]; /* "" for Per=group */
+	uint64_t cookie;         /* what it carried when written; 0: not known */
 };
 
 struct state_file {

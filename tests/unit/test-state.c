@@ -49,6 +49,18 @@ static void test_line_round_trip(void)
 
 	CHECK(state_format(&en, line, sizeof(line)) > 0);
 	CHECK_STREQ(line, "7 1 assign g -\n");
+
+	/* The cookie it carried, when known, comes sixth, in hex; a line
+	 * without it (an older daemon's) reads as "not known". */
+	struct state_entry kept = entry(8, 2, ORIGIN_STICKY, "g", "1000"), back;
+
+	kept.cookie = 0xdeadbeef01ULL;
+	CHECK(state_format(&kept, line, sizeof(line)) > 0);
+	CHECK_STREQ(line, "8 2 sticky g 1000 deadbeef01\n");
+	CHECK(state_parse(line, &back) == 0 && back.cookie == 0xdeadbeef01ULL && back.origin == ORIGIN_STICKY);
+	CHECK(state_parse("8 2 sticky g 1000\n", &back) == 0 && back.cookie == 0);
+	CHECK(state_parse("8 2 sticky g 1000 xyz\n", &back) == -EBADMSG);
+	CHECK(state_parse("8 2 sticky g 1000 1 2\n", &back) == -EBADMSG);
 }
 
 static void test_format_refuses(void)

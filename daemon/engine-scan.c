@@ -2,6 +2,7 @@
 /* Scans of /proc: the start-up adoption (which keeps the cookies groups
  * already share, and the explicit placements a previous run recorded), the
  * periodic reconcile and the resync after lost events. */
+#define _GNU_SOURCE /* asprintf */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -184,6 +185,11 @@ static void adopt(struct engine *e, struct pending *p, size_t n)
 			if (v->count[j] > v->count[best])
 				best = j;
 		if (table_join(e, t, p[i].g, p[i].key, v ? v->tid[best] : 0) < 0) {
+			/* Tried again each tick, with the cookie it carries now. */
+			free(t->want);
+			if (asprintf(&t->want, "%s/%s", p[i].g->name, p[i].key) < 0)
+				t->want = NULL;
+			table_set_origin(e, t, ORIGIN_ADOPTED);
 			t->unsettled = true;
 			continue;
 		}
@@ -213,9 +219,15 @@ void engine_retry_unsettled(struct engine *e)
 	size_t n;
 	void **v = engine_snapshot(e->tasks, &n);
 
-	for (size_t i = 0; i < n; i++)
-		if (((struct task *)v[i])->unsettled)
-			(void)engine_evaluate(e, v[i], false);
+	for (size_t i = 0; i < n; i++) {
+		struct task *t = v[i];
+
+		if (!t->unsettled)
+			continue;
+		if (t->cookie == COOKIE_UNKNOWN && SYS(e, cookie_get, t->pid, &t->cookie) < 0)
+			t->cookie = COOKIE_UNKNOWN;
+		(void)engine_evaluate(e, t, false);
+	}
 	free(v);
 }
 

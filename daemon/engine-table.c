@@ -316,14 +316,18 @@ int table_upsert(struct engine *e, const struct procinfo *pi, struct task **ret,
 	t->uid = pi->uid;
 	t->gid = pi->gid;
 	t->threaded = pi->threads > 1 || (t->threaded && !changed);
+	t->stale = false;
 	t->leader_gone = pi->state == 'Z' || pi->state == 'X';
 	snprintf(t->comm, sizeof(t->comm), "%s", pi->comm);
 	if (set_str(&t->exe, pi->exe, &changed) < 0 || set_str(&t->cgroup, pi->cgroup, &changed) < 0)
 		return -ENOMEM; /* the task stays, unsettled: the caller retries */
 	/* The kernel's word, not an assumption; a failed read stays unknown. */
-	if (SYS(e, cookie_get, t->pid, &t->cookie) < 0) {
+	r = SYS(e, cookie_get, t->pid, &t->cookie);
+	if (r < 0) {
 		t->cookie = COOKIE_UNKNOWN;
 		t->unsettled = true; /* until a read succeeds */
+		if (r == -ENODEV)
+			e->smt_off = true; /* the tick looks for SMT coming back */
 	}
 	*ret = t;
 	*ret_changed = changed;

@@ -98,8 +98,10 @@ int engine_ensure(struct engine *e, struct task *t, bool repair)
 
 	if (t->origin == ORIGIN_FOREIGN)
 		return 0;
-	if (!first && t->cookie == want)
+	if (!first && t->cookie == want) {
+		t->released = false;
 		return 0;
+	}
 	if (!smt_usable(e))
 		return -ENODEV;
 	r = apply(e, t, k);
@@ -124,6 +126,7 @@ int engine_ensure(struct engine *e, struct task *t, bool repair)
 	}
 	if (k)
 		k->assignments++;
+	t->released = false;
 	e->c.assignments++;
 	if (repair)
 		e->c.repairs++;
@@ -199,6 +202,7 @@ static int unclaimed(struct engine *e, struct task *t)
 	if (k && k->trusted && !k->detached) {
 		table_set_key(e, t, NULL);
 		table_set_origin(e, t, ORIGIN_NONE);
+		t->released = true;
 		return 0;
 	}
 	if (k && k->detached && (g = conf_find_group(e->conf, k->group)) && !g->trusted) {
@@ -213,10 +217,13 @@ static int unclaimed(struct engine *e, struct task *t)
 	if (k || t->origin == ORIGIN_RULE || t->origin == ORIGIN_ADOPTED || t->origin == ORIGIN_STICKY) {
 		table_set_key(e, t, NULL); /* no longer ours: back to 0 */
 		table_set_origin(e, t, ORIGIN_NONE);
+		t->released = true;
 		return 0;
 	}
 	if (t->cookie == COOKIE_UNKNOWN)
 		return -ENODATA; /* cannot tell foreign from none: look again */
+	if (t->released)
+		return 0; /* let go of, and its clearing failed: clear it again */
 	/* It carries one of our keys' cookies (a child whose fork we did not
 	 * see, a restart, a child forked just before its parent moved on): a
 	 * member by inheritance. */
@@ -250,29 +257,43 @@ static int unclaimed(struct engine *e, struct task *t)
 	return 0;
 }
 
-static int decide(struct engine *e, struct task *t);
-
 /* An explicit placement that could not be restored at start-up: tried
  * again until its key can be made, or dropped with its group. */
+static bool name_fits(const struct group *g, const char *name)
+{
+	switch (g->per) {
+	case PER_GROUP: return !*name;
+	case PER_USER: return *name && strspn(name, "0123456789") == strlen(name);
+	case PER_PROCESS: return strchr(name, ':') != NULL;
+	default: return *name == '/';
+	}
+}
+
 static int wanted(struct engine *e, struct task *t)
 {
 	const char *slash = strchr(t->want, '/');
-	char group[MATCH_KEY_MAX];
+	char group[MATCH_KEY_MAX], name[MATCH_KEY_MAX];
 	const struct group *g;
 	int r;
 
 	snprintf(group, sizeof(group), "%.*s", slash ? (int)(slash - t->want) : 0, t->want);
 	g = slash ? conf_find_group(e->conf, group) : NULL;
-	r = g ? table_join(e, t, g, slash + 1, t->cookie != 0 && !g->trusted ? t->pid : 0) : 0;
+	/* A kept member's key is named by its group's Per=; a name that does
+	 * not fit it says the group changed Per= since: re-keyed within it. */
+	if (g && t->origin == ORIGIN_STICKY && !name_fits(g, slash + 1)) {
+		engine_key_name_for(g, t, name, sizeof(name));
+		r = table_join(e, t, g, name, 0);
+	} else
+		r = g ? table_join(e, t, g, slash + 1, t->cookie != 0 && !g->trusted ? t->pid : 0) : 0;
 	if (r < 0)
 		return r;
 	if (g && t->key->per == PER_PROCESS && t->key->cookie == 0 && t->cookie && t->cookie != COOKIE_UNKNOWN)
 		table_key_cookie(e, t->key, t->cookie);
-	if (!g)
+	if (!g && engine_origin_explicit(t->origin))
 		table_set_origin(e, t, ORIGIN_RULE); /* its group went: the rules decide */
 	free(t->want);
 	t->want = NULL;
-	return g ? 0 : decide(e, t);
+	return 0;
 }
 
 /* Policy: which key t belongs to. Explicit placements are sticky. */
@@ -301,8 +322,16 @@ static int decide(struct engine *e, struct task *t)
 			return table_join(e, t, cg, t->key->name, 0);
 		table_set_origin(e, t, ORIGIN_RULE);
 	}
-	if ((engine_origin_explicit(t->origin) || t->origin == ORIGIN_STICKY) && !t->key && t->want)
-		return wanted(e, t);
+	/* A placement that could not be made at start-up comes first: what
+	 * the process carried then is what it inherited. An explicit one
+	 * sticks; a kept or adopted one is judged again by the rules. */
+	if (!t->key && t->want) {
+		bool sticks = engine_origin_explicit(t->origin);
+
+		r = wanted(e, t);
+		if (r < 0 || sticks)
+			return r;
+	}
 	if (rules_match(e->conf, &in, &m) <= 0)
 		return unclaimed(e, t);
 	if (m.group->per == PER_PROCESS)
@@ -424,18 +453,23 @@ static bool inherit_prev(struct engine *e, struct task *t, const struct task *p)
 
 /* Does t run on what it inherited from p: p's key's cookie (or one not
  * known yet), or p's very program? Then it joins p's key. */
-static bool follows(const struct task *t, const struct task *p, const struct procinfo *pi, uint64_t forked_ns)
+static bool follows(struct engine *e, const struct task *t, const struct task *p, const struct procinfo *pi)
 {
 	const struct key *k = p ? p->key : NULL;
 
 	if (!k && p && p->want)
 		return true; /* the parent's restore is pending: so is the child's */
-	if (!k || p == t || (forked_ns && forked_ns < p->placed_ns))
+	if (!k || p == t || p->stale)
 		return false;
 	if (k->per == PER_PROCESS && (p->origin == ORIGIN_RULE || p->origin == ORIGIN_ADOPTED))
 		return false; /* a cookie per process */
-	return t->cookie == k->cookie || t->cookie == COOKIE_UNKNOWN || (k->per == PER_PROCESS && !k->cookie) ||
-	       same_program(p, pi);
+	if (t->cookie == k->cookie || t->cookie == COOKIE_UNKNOWN || (k->per == PER_PROCESS && !k->cookie))
+		return true;
+	/* Another cookie, but the parent's program: forked before the parent
+	 * was tagged, unless that cookie is an explicit placement's (forked
+	 * before the parent was moved by a request). */
+	k = table_key_by_cookie(e, t->cookie);
+	return !(k && k->n_explicit) && same_program(p, pi);
 }
 
 /* The key whose cookie t carries, when explicitly placed processes hold (or
@@ -458,16 +492,28 @@ static bool descends_from_placement(struct engine *e, struct task *t)
 	return true;
 }
 
+/* Was t forked before p's last request? By the fork event's time (a scan
+ * that meets the child first cannot tell). */
+static bool forked_before_request(const struct task *p, uint64_t forked_ns)
+{
+	if (!p || !p->placed_ns)
+		return false;
+	return forked_ns && forked_ns < p->placed_ns;
+}
+
 void engine_judge_child(struct engine *e, struct task *t, struct task *p, const struct procinfo *pi,
 			uint64_t forked_ns)
 {
-	if (p && forked_ns && forked_ns < p->placed_ns && p->prev && inherit_prev(e, t, p))
+	bool before = forked_before_request(p, forked_ns);
+
+	if (before && p->prev && inherit_prev(e, t, p))
 		return;
-	if (!follows(t, p, pi, forked_ns)) {
+	if (before || !follows(e, t, p, pi)) {
 		if (descends_from_placement(e, t))
 			return;
-		/* a cleared parent's child stays cleared, unless it predates that */
-		t->cleared = p && p->cleared && !(forked_ns && forked_ns < p->placed_ns);
+		/* a cleared parent's child stays cleared, from before or since */
+		if (p)
+			t->cleared = before ? p->prev_cleared : p->cleared;
 		(void)engine_evaluate(e, t, false);
 		return;
 	}
@@ -592,6 +638,10 @@ void engine_on_event(struct engine *e, const struct procmon_event *ev)
 		if (ev->kind != PROCMON_COMM && (t = engine_task(e, ev->tgid)))
 			t->cleared = false; /* a new program or user: the rules again */
 		r = handle_process(e, ev->tgid);
+		/* Gone before it could be read: its children, whose fork events
+		 * follow, must not inherit what the table still says of it. */
+		if (r == -ESRCH && ev->kind != PROCMON_COMM && (t = engine_task(e, ev->tgid)))
+			t->stale = true;
 		break;
 	case PROCMON_EXIT:
 		if (!before_request(e, ev)) /* the request saw it alive after this */
@@ -680,7 +730,9 @@ static int place(struct engine *e, const struct engine_place *req, const struct 
 			e->state_dirty = true;
 		free(t->prev); /* children forked before now inherit what it was */
 		t->prev = engine_origin_explicit(t->origin) && prev_id ? prev_id : NULL;
-		prev_id = NULL;
+		if (t->prev)
+			prev_id = NULL;
+		t->prev_cleared = t->cleared;
 		table_set_origin(e, t, req->origin);
 		t->placer = req->placer;
 		t->placed_ns = SYS(e, now_ns);

@@ -64,6 +64,9 @@ struct task {
 	uint64_t placed_ns;  /* when a request placed or cleared it: older events do not undo that */
 	bool cleared;        /* cleared by request: cookie 0 until its next exec, uid change or reload */
 	char *prev;          /* "group/name" of the explicit placement the last request replaced */
+	bool released;       /* let go of by its key: its cookie is to be cleared, not inferred from */
+	bool prev_cleared;   /* it was cleared before the last request */
+	bool stale;          /* an exec or uid change of it came too late to read: the table is out of date */
 };
 
 struct engine_counters {

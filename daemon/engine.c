@@ -378,7 +378,7 @@ void engine_note_unexamined(struct engine *e, pid_t pid, int r)
  * pidfd open: if the process is still alive afterwards, the pid named it
  * throughout (a live process cannot be replaced). Returns what kept pid
  * from being examined; engine_evaluate() reports its own failures. */
-static int handle_process(struct engine *e, pid_t pid)
+static int handle_process(struct engine *e, pid_t pid, bool new_program)
 {
 	struct procinfo pi;
 	struct task *t;
@@ -398,6 +398,8 @@ static int handle_process(struct engine *e, pid_t pid)
 		 * from its parent, as for a fork, then the rules. */
 		if (r > 0)
 			engine_judge_child(e, t, engine_task(e, pi.ppid), &pi, 0);
+		if (r >= 0 && new_program)
+			t->cleared = false; /* a new program or user: the rules again */
 		if (r >= 0)
 			(void)engine_evaluate(e, t, false);
 		if (!SYS(e, pidfd_alive, fd) && (t = engine_task(e, pid)))
@@ -586,10 +588,9 @@ static void on_exit_(struct engine *e, const struct procmon_event *ev)
 
 	if (!t || (ev->pid != ev->tgid && !t->leader_gone))
 		return;
-	/* A process that had threads, or whose placement would be lost (a
-	 * thread that exec'd ends the old leader too), is worth the look; an
-	 * unplaced single-threaded one is not. */
-	if ((t->threaded || t->key || t->recorded) && SYS(e, process_alive, t->pid, t->start) == 1) {
+	/* A thread that executes a program ends the old leader too: look
+	 * whether the process lives on (one read of its stat). */
+	if (SYS(e, process_alive, t->pid, t->start) == 1) {
 		t->leader_gone = true;
 		return;
 	}
@@ -635,9 +636,7 @@ void engine_on_event(struct engine *e, const struct procmon_event *ev)
 	case PROCMON_COMM:
 		if (before_request(e, ev))
 			break;
-		if (ev->kind != PROCMON_COMM && (t = engine_task(e, ev->tgid)))
-			t->cleared = false; /* a new program or user: the rules again */
-		r = handle_process(e, ev->tgid);
+		r = handle_process(e, ev->tgid, ev->kind != PROCMON_COMM);
 		/* Gone before it could be read: its children, whose fork events
 		 * follow, must not inherit what the table still says of it. */
 		if (r == -ESRCH && ev->kind != PROCMON_COMM && (t = engine_task(e, ev->tgid)))

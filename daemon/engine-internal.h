@@ -15,12 +15,18 @@
 
 /* Keys released lately, by cookie: a task may still carry the cookie of a
  * key whose members all left (a child forked just before its parent moved
- * on), and is recognised as that key's by it. */
+ * on), and is recognised as that key's by it. A cookie's value is the
+ * address of a kernel object, reused once the object is freed: so a grave
+ * keeps the key's holder, and with it the object, until it expires, and
+ * a value it names can only have come from that key. */
 #define ENGINE_GRAVES 256
+#define ENGINE_GRAVE_TICKS 10
 struct grave {
 	sc_cookie cookie;
 	char *id; /* "group/name" */
 	bool explicit_; /* it had explicitly placed members */
+	struct holder *holder;
+	uint64_t expires; /* tick */
 };
 
 struct engine {
@@ -45,6 +51,7 @@ struct engine {
 	void *exit_userdata;
 	struct grave graves[ENGINE_GRAVES];
 	unsigned next_grave;
+	uint64_t ticks;
 };
 
 #define SYS(e, fn, ...) ((e)->sys->fn((e)->sys->userdata, ##__VA_ARGS__))
@@ -75,6 +82,11 @@ void table_key_cookie(struct engine *e, struct key *k, sc_cookie c);
 struct key *table_key_by_cookie(const struct engine *e, sc_cookie c);
 /* The key released lately that had cookie c, or NULL. */
 const struct grave *table_grave(const struct engine *e, sc_cookie c);
+/* Let graves older than ENGINE_GRAVE_TICKS go, and their cookies. */
+void table_graves_expire(struct engine *e);
+/* The live key whose cookie c is, when its cookie is known to be alive
+ * (a holder carries it, or a member does, by the kernel's word). */
+struct key *table_key_carrying(struct engine *e, sc_cookie c);
 /* Reload: keys whose group went or changed Per=/Trusted= leave the name
  * map (new keys may take their names); they live on while members hold
  * them, so no task ever points at freed memory. */

@@ -30,16 +30,43 @@ static void key_free(struct engine *e, struct key *k)
 	free(k);
 }
 
-static void bury(struct engine *e, const struct key *k)
+static void grave_clear(struct engine *e, struct grave *g)
+{
+	if (g->holder)
+		SYS(e, holder_free, g->holder);
+	free(g->id);
+	*g = (struct grave){};
+}
+
+/* Only with a holder: without one, nothing keeps the cookie's value from
+ * being reused by someone else's new cookie. The key's moves here; a
+ * Per=process key's last member, moving on alive, still carries the cookie
+ * and lends it to a new one. */
+static void bury(struct engine *e, struct key *k, const struct task *last)
 {
 	struct grave *g = &e->graves[e->next_grave];
 	char *id;
 
-	if (!k->cookie || k->cookie == COOKIE_UNKNOWN || !(id = strdup(k->id)))
+	if (!k->cookie || k->cookie == COOKIE_UNKNOWN || k->trusted)
 		return;
-	free(g->id);
-	*g = (struct grave){ k->cookie, id, k->n_explicit > 0 };
+	if (!k->holder && last && !e->hazard && SYS(e, holder_new, last->pid, &k->holder) == 0 &&
+	    SYS(e, holder_cookie, k->holder) != k->cookie) {
+		SYS(e, holder_free, k->holder);
+		k->holder = NULL;
+	}
+	if (!k->holder || !(id = strdup(k->id)))
+		return;
+	grave_clear(e, g);
+	*g = (struct grave){ k->cookie, id, k->n_explicit > 0, k->holder, e->ticks + ENGINE_GRAVE_TICKS };
+	k->holder = NULL;
 	e->next_grave = (e->next_grave + 1) % ENGINE_GRAVES;
+}
+
+void table_graves_expire(struct engine *e)
+{
+	for (unsigned i = 0; i < ENGINE_GRAVES; i++)
+		if (e->graves[i].id && e->graves[i].expires <= e->ticks)
+			grave_clear(e, &e->graves[i]);
 }
 
 const struct grave *table_grave(const struct engine *e, sc_cookie c)
@@ -50,9 +77,9 @@ const struct grave *table_grave(const struct engine *e, sc_cookie c)
 	return NULL;
 }
 
-static void key_release(struct engine *e, struct key *k)
+static void key_release(struct engine *e, struct key *k, const struct task *last)
 {
-	bury(e, k);
+	bury(e, k, last);
 	if (!k->detached)
 		hashmap_remove_str(e->keys, k->id);
 	if (k->cookie && hashmap_get_u64(e->by_cookie, k->cookie) == k)
@@ -70,7 +97,7 @@ void table_key_cookie(struct engine *e, struct key *k, sc_cookie c)
 	/* A value now in use again names the new key, not the buried one. */
 	for (unsigned i = 0; c && i < ENGINE_GRAVES; i++)
 		if (e->graves[i].cookie == c)
-			e->graves[i].cookie = 0;
+			grave_clear(e, &e->graves[i]);
 	if (k->cookie && hashmap_get_u64(e->by_cookie, k->cookie) == k)
 		hashmap_remove_u64(e->by_cookie, k->cookie);
 	k->cookie = c;
@@ -83,6 +110,27 @@ void table_key_cookie(struct engine *e, struct key *k, sc_cookie c)
 struct key *table_key_by_cookie(const struct engine *e, sc_cookie c)
 {
 	return c && c != COOKIE_UNKNOWN ? hashmap_get_u64(e->by_cookie, c) : NULL;
+}
+
+struct key *table_key_carrying(struct engine *e, sc_cookie c)
+{
+	struct key *k = table_key_by_cookie(e, c);
+	size_t n;
+	void **v;
+	bool alive = false;
+
+	if (!k || k->holder)
+		return k;
+	/* A Per=process key: alive while a member carries its cookie. */
+	v = engine_snapshot(e->tasks, &n);
+	for (size_t i = 0; !alive && i < n; i++) {
+		struct task *t = v[i];
+		sc_cookie tc;
+
+		alive = t->key == k && SYS(e, cookie_get, t->pid, &tc) == 0 && tc == c;
+	}
+	free(v);
+	return alive ? k : NULL;
 }
 
 /* Members that tie a key to the policy by themselves: a rule's match or an
@@ -100,7 +148,7 @@ static void unanchor(struct engine *e, struct key *k)
 		e->state_lazy = true;
 }
 
-void table_set_key(struct engine *e, struct task *t, struct key *k)
+static void set_key(struct engine *e, struct task *t, struct key *k, bool alive)
 {
 	struct key *old = t->key;
 
@@ -117,7 +165,12 @@ void table_set_key(struct engine *e, struct task *t, struct key *k)
 	if (old && anchors(t->origin))
 		unanchor(e, old);
 	if (old && --old->n_tasks == 0)
-		key_release(e, old);
+		key_release(e, old, alive ? t : NULL); /* moving on alive: it may lend the cookie */
+}
+
+void table_set_key(struct engine *e, struct task *t, struct key *k)
+{
+	set_key(e, t, k, true);
 }
 
 void table_set_origin(struct engine *e, struct task *t, enum origin o)
@@ -246,7 +299,7 @@ void table_drop(struct engine *e, struct task *t)
 	if (t->recorded)
 		e->state_lazy = true; /* a stale line is harmless: pid and start must match */
 	hashmap_remove_u64(e->tasks, (uint64_t)t->pid);
-	table_set_key(e, t, NULL);
+	set_key(e, t, NULL, false);
 	free(t->exe);
 	free(t->cgroup);
 	free(t->want);
@@ -399,5 +452,5 @@ void table_free_all(struct engine *e)
 	}
 	free(v);
 	for (unsigned i = 0; i < ENGINE_GRAVES; i++)
-		free(e->graves[i].id);
+		grave_clear(e, &e->graves[i]);
 }

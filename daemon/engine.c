@@ -227,7 +227,7 @@ static int unclaimed(struct engine *e, struct task *t)
 	/* It carries one of our keys' cookies (a child whose fork we did not
 	 * see, a restart, a child forked just before its parent moved on): a
 	 * member by inheritance. */
-	if (t->cookie != 0 && !e->conf->daemon.unmatched_clear && (k = table_key_by_cookie(e, t->cookie))) {
+	if (t->cookie != 0 && !e->conf->daemon.unmatched_clear && (k = table_key_carrying(e, t->cookie))) {
 		if (k->detached) { /* a reload is moving that key: as its members go */
 			g = conf_find_group(e->conf, k->group);
 			if (!g || g->trusted) {
@@ -461,7 +461,7 @@ static bool follows(struct engine *e, const struct task *t, const struct task *p
 
 	if (!k && p && p->want)
 		return true; /* the parent's restore is pending: so is the child's */
-	if (!k || p == t || p->stale)
+	if (!k || p == t || (p->stale && !engine_origin_explicit(p->origin)))
 		return false;
 	if (k->per == PER_PROCESS && (p->origin == ORIGIN_RULE || p->origin == ORIGIN_ADOPTED))
 		return false; /* a cookie per process */
@@ -480,7 +480,7 @@ static bool follows(struct engine *e, const struct task *t, const struct task *p
 static bool descends_from_placement(struct engine *e, struct task *t)
 {
 	const struct grave *gr = table_grave(e, t->cookie);
-	struct key *k = table_key_by_cookie(e, t->cookie);
+	struct key *k = table_key_carrying(e, t->cookie);
 
 	if (k && k->n_explicit) {
 		table_set_origin(e, t, ORIGIN_INHERITED);
@@ -792,6 +792,8 @@ static void hazard_check(struct engine *e)
 
 void engine_tick(struct engine *e)
 {
+	e->ticks++;
+	table_graves_expire(e);
 	hazard_check(e);
 	(void)smt_usable(e);
 	if (e->rescan)

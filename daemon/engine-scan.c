@@ -113,7 +113,7 @@ static int scan_one(void *userdata, pid_t pid)
 		return 0;
 	}
 	if (s->all && t->recorded && engine_origin_explicit(t->origin))
-		e->state_dirty = true; /* its key may be renamed */
+		e->state_lazy = true; /* its key may be renamed */
 	if (s->all)
 		t->cleared = false; /* a reload judges cleared processes again */
 	if (s->all || changed || t->unsettled || (t->key && t->key->detached) ||

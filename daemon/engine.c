@@ -726,7 +726,7 @@ static int place(struct engine *e, const struct engine_place *req, const struct 
 		table_set_key(e, t, NULL);
 	if (r >= 0) {
 		if (g || t->recorded)
-			e->state_dirty = true;
+			e->state_lazy = true; /* written at the next tick: a request costs no write */
 		free(t->prev); /* children forked before now inherit what it was */
 		t->prev = engine_origin_explicit(t->origin) && prev_id ? prev_id : NULL;
 		if (t->prev)

@@ -291,12 +291,26 @@ static int m_list_groups(void *u, const struct control_caller *c, json_object *p
 	return 0;
 }
 
-static bool in_int_array(json_object *a, int v)
+static int cmp_int(const void *a, const void *b)
 {
-	for (size_t i = 0; i < json_object_array_length(a); i++)
-		if (json_object_get_int(json_object_array_get_idx(a, i)) == v)
-			return true;
-	return false;
+	int x = *(const int *)a, y = *(const int *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* The pids filter, sorted once: a look-up per task is a binary search, not
+ * a walk of the request (a 64 KiB request holds some 30,000 pids). */
+static int *sorted_pids(json_object *a, size_t *ret_n)
+{
+	size_t n = json_object_array_length(a);
+	int *v = malloc((n + 1) * sizeof(*v));
+
+	for (size_t i = 0; v && i < n; i++)
+		v[i] = json_object_get_int(json_object_array_get_idx(a, i));
+	if (v)
+		qsort(v, n, sizeof(*v), cmp_int);
+	*ret_n = v ? n : 0;
+	return v;
 }
 
 static int m_list_processes(void *u, const struct control_caller *c, json_object *p, json_object **ret,
@@ -308,20 +322,28 @@ static int m_list_processes(void *u, const struct control_caller *c, json_object
 	json_object *pids = NULL, *user = NULL, *group = NULL, *arr = json_object_new_array();
 	bool all = c->privileged;
 	struct names nc = { .n = 0 };
+	size_t np = 0;
+	int *pv = NULL;
 
 	(void)err;
 	json_object_object_get_ex(p, "pids", &pids);
 	json_object_object_get_ex(p, "user", &user);
 	json_object_object_get_ex(p, "group", &group);
+	if (pids && json_object_is_type(pids, json_type_array) && !(pv = sorted_pids(pids, &np))) {
+		json_object_put(arr);
+		return -ENOMEM;
+	}
 	for (size_t i = 0; i < n; i++) {
 		const struct task *t = tasks[i];
+		int pid = t->pid;
 
-		if ((!all && t->uid != c->uid) || (pids && !in_int_array(pids, t->pid)) ||
+		if ((!all && t->uid != c->uid) || (pids && !(pv && bsearch(&pid, pv, np, sizeof(*pv), cmp_int))) ||
 		    (user && (int)t->uid != json_object_get_int(user)) ||
 		    (group && (!t->key || strcmp(t->key->group, json_object_get_string(group)) != 0)))
 			continue;
 		json_object_array_add(arr, task_json(&nc, t));
 	}
+	free(pv);
 	names_done(&nc);
 	*ret = json_object_new_object();
 	json_object_object_add(*ret, "processes", arr);

@@ -162,6 +162,26 @@ long syscall(long number, ...)
 static char root[64], proc[128];
 static char status_text[4096]; /* our own, as a realistically sized status */
 
+/* The state letter of pid's fake stat: Z while its exit is replayed (the
+ * engine looks whether a process whose leader exits has threads left). */
+static void fake_state(pid_t pid, char state)
+{
+	char path[256], text[1024], *p;
+	FILE *f;
+	size_t n;
+
+	snprintf(path, sizeof(path), "%s/%d/stat", proc, pid);
+	f = fopen(path, "r+");
+	if (!f)
+		return;
+	n = fread(text, 1, sizeof(text) - 1, f);
+	text[n] = '\0';
+	p = strrchr(text, ')');
+	if (p && p[1] == ' ' && fseek(f, (long)(p + 2 - text), SEEK_SET) == 0)
+		fputc(state, f);
+	fclose(f);
+}
+
 /* A full 52-field stat line, as long as a real one. */
 static void fake_process(pid_t pid, pid_t ppid, const char *comm, const char *exe, uint64_t start)
 {
@@ -310,7 +330,9 @@ static void replay(struct engine *e, const struct recorded *r, long n, pid_t she
 				replay_exec_other(e, ev);
 			break;
 		default:
+			fake_state(ev->tgid, 'Z');
 			replay_exit(e, ev);
+			fake_state(ev->tgid, 'S');
 			break;
 		}
 	}

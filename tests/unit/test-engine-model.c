@@ -1,0 +1,1295 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* The engine against a model of the kernel, driven by random interleavings.
+ *
+ * The fake kernel keeps what Linux keeps: processes with threads, a cookie
+ * per thread, copied from the forking thread *at fork time* and kept across
+ * exec; CREATE, SHARE_TO (from a holder) and GET; pidfds that see a process
+ * end; pids that are reused; SMT that can be switched off (every cookie
+ * call then fails with ENODEV). It queues the proc connector's events as
+ * the operations happen, and the daemon's loop takes them later, so the
+ * engine always acts on a world that has moved on: a child forked before
+ * its parent was tagged, a helper exec'd before anybody looked.
+ *
+ * Beside it an oracle keeps, per process, the key the documented policy
+ * gives it, computed only from what happened (fork inherits, exec and uid
+ * changes re-match, unmatched keeps, explicit placements stick, a removed
+ * group lets go). After each settle (the loop drains the events) the test
+ * checks, from the fake kernel's cookies:
+ *  - every live process's threads all carry one cookie;
+ *  - processes share a cookie exactly when the oracle gives them the same
+ *    key, a key-less or trusted process carries 0;
+ *  - the daemon's table says what the kernel says: one task per live
+ *    process, the oracle's key, the cookie the kernel reports;
+ *  - every key has members, and counts them right.
+ * For a "loose" process only the daemon's agreement with the kernel is
+ * checked.
+ *
+ * What the daemon cannot know, the oracle does not demand: a process whose
+ * history was hidden from the daemon (events lost or taken while SMT was
+ * off, a state between two changes the daemon had not taken yet, a child
+ * a reload's scan met before its fork event, a crash before the tick that
+ * writes the state file) is "loose" until an explicit placement.
+ *
+ * make check runs seeds 1 to 5 of 200,000 steps each (CORESCHED_MODEL_STEPS
+ * sets the length); CORESCHED_MODEL_SEED=N runs seed N for a million steps
+ * (0: a seed from the clock), and CORESCHED_MODEL_TRACE=PID follows one
+ * pid. Seeds and step numbers are printed, so any failure replays. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "conf.h"
+#include "engine-internal.h"
+#include "fixture.h"
+#include "log.h"
+#include "unit.h"
+
+#define MAX_PROCS 160
+#define MAX_THREADS 4
+#define PID_MIN 100
+#define PID_RANGE 220 /* few pids: reuse is common */
+#define MAX_EVENTS 4096
+#define MAX_HOLDERS 4096
+#define MAX_FDS 64
+
+/* ---- random ---- */
+
+static uint64_t rng;
+
+static uint32_t rnd(uint32_t n)
+{
+	rng ^= rng << 13;
+	rng ^= rng >> 7;
+	rng ^= rng << 17;
+	return n ? (uint32_t)(rng % n) : 0;
+}
+
+/* ---- the fake kernel ---- */
+
+struct fthread {
+	pid_t tid;
+	bool alive;
+	sc_cookie cookie;
+};
+
+struct fproc {
+	bool alive;
+	pid_t pid, ppid;
+	uint64_t start;
+	uid_t uid;
+	char comm[16];
+	char exe[64];
+	struct fthread th[MAX_THREADS]; /* th[0] is the leader, tid == pid */
+	/* the oracle */
+	char ekey[160];   /* "group/name", "" for none */
+	enum per_mode eper; /* the group's Per= and Trusted= when ekey was given */
+	bool etrusted;
+	bool explicit_;
+	bool ruled;       /* the key came from its own match (not kept) */
+	bool loose;       /* its history was lost: only agreement is checked */
+	unsigned gen;     /* the slot's generation: events name slot and gen */
+	unsigned pending_change; /* exec and uid events not yet delivered */
+	bool fork_pending;       /* its own fork event not yet delivered */
+	unsigned changed_tick;   /* the tick of its last fork, exec or uid change */
+	unsigned parent_requests; /* requests on its parent since its fork, before the fork was taken */
+};
+
+/* The daemon writes children and sticky members to its state file once a
+ * tick: a crash loses what changed since. */
+static unsigned tick_no = 1;
+
+struct holder {
+	sc_cookie cookie;
+	bool used;
+};
+
+static struct fproc procs[MAX_PROCS];
+static struct holder holders[MAX_HOLDERS];
+static struct procmon_event events[MAX_EVENTS];
+/* Which process each event speaks of (and the parent, for a fork): the
+ * test's own bookkeeping, the engine sees only events[]. */
+static struct { struct fproc *p, *parent; unsigned gen, pgen; } evp[MAX_EVENTS];
+static size_t n_events;
+static bool overflowed; /* an event did not fit: the daemon rescans */
+static struct { pid_t pid; uint64_t start; bool used; } fds[MAX_FDS];
+static uint64_t clock_ticks = 1000;
+static uint64_t vclock_ns = 1; /* CLOCK_MONOTONIC: event timestamps and the daemon's requests */
+static sc_cookie next_cookie = 0x100;
+static bool smt_on = true;
+static unsigned holder_fail; /* holder_new fails while non-zero */
+static pid_t next_pid = PID_MIN;
+
+static struct fproc *proc_of(pid_t pid)
+{
+	for (size_t i = 0; i < MAX_PROCS; i++)
+		if (procs[i].alive && procs[i].pid == pid)
+			return &procs[i];
+	return NULL;
+}
+
+/* A live thread, or a process's exited leader: like Linux, its pid still
+ * names it (a zombie keeps its cookie) while other threads run. */
+static struct fthread *thread_of(pid_t tid, struct fproc **ret)
+{
+	for (size_t i = 0; i < MAX_PROCS; i++)
+		for (int j = 0; procs[i].alive && j < MAX_THREADS; j++)
+			if ((procs[i].th[j].alive || j == 0) && procs[i].th[j].tid == tid) {
+				if (ret)
+					*ret = &procs[i];
+				return &procs[i].th[j];
+			}
+	return NULL;
+}
+
+static bool tid_used(pid_t tid)
+{
+	for (size_t i = 0; i < MAX_PROCS; i++)
+		for (int j = 0; procs[i].alive && j < MAX_THREADS; j++)
+			if (procs[i].th[j].tid == tid && (procs[i].th[j].alive || j == 0))
+				return true;
+	return false;
+}
+
+static pid_t alloc_pid(void)
+{
+	for (int n = 0; n < PID_RANGE; n++) {
+		pid_t p = next_pid;
+
+		next_pid = next_pid + 1 >= PID_MIN + PID_RANGE ? PID_MIN : next_pid + 1;
+		if (!tid_used(p))
+			return p;
+	}
+	return 0;
+}
+
+static void emit(enum procmon_kind kind, struct fproc *p, pid_t pid, struct fproc *parent)
+{
+	p->changed_tick = tick_no;
+	if (n_events >= MAX_EVENTS) { /* the socket overflowed: ENOBUFS */
+		overflowed = true;
+		if (!p->explicit_ || kind == PROCMON_FORK)
+			p->loose = true;
+		return;
+	}
+	evp[n_events].p = p;
+	evp[n_events].gen = p->gen;
+	evp[n_events].parent = parent;
+	evp[n_events].pgen = parent ? parent->gen : 0;
+	if (kind == PROCMON_EXEC || kind == PROCMON_UID)
+		p->pending_change++;
+	if (kind == PROCMON_FORK && pid == p->pid)
+		p->fork_pending = true;
+	events[n_events++] = (struct procmon_event){ .kind = kind, .pid = pid, .tgid = p->pid, .timestamp_ns = ++vclock_ns,
+						     .parent_pid = parent ? parent->pid : 0,
+						     .parent_tgid = parent ? parent->pid : 0 };
+}
+
+/* The engine has taken event i (or it was lost: then lost). */
+static void taken(size_t i, bool lost)
+{
+	struct fproc *p = evp[i].p;
+
+	if (p->gen != evp[i].gen)
+		return; /* about a process that is gone and whose slot was reused */
+	if (events[i].kind == PROCMON_EXEC || events[i].kind == PROCMON_UID)
+		p->pending_change--;
+	if (events[i].kind == PROCMON_FORK && events[i].pid == p->pid)
+		p->fork_pending = false;
+	/* An unseen fork hides whose child it is; an unseen exec or uid
+	 * change hides what a process was in between (an explicit placement
+	 * does not depend on either). */
+	if (lost && ((events[i].kind == PROCMON_FORK && events[i].pid == p->pid) || !p->explicit_))
+		p->loose = true;
+}
+
+static int fk_read(void *u, pid_t pid, struct procinfo *ret)
+{
+	struct fproc *p = proc_of(pid);
+
+	(void)u;
+	if (!p)
+		return -ESRCH;
+	memset(ret, 0, sizeof(*ret));
+	ret->pid = pid;
+	ret->ppid = p->ppid;
+	ret->start_time = p->start;
+	ret->uid = p->uid;
+	ret->gid = p->uid;
+	snprintf(ret->comm, sizeof(ret->comm), "%s", p->comm);
+	snprintf(ret->exe, sizeof(ret->exe), "%s", p->exe);
+	snprintf(ret->cgroup, sizeof(ret->cgroup), "/user.slice");
+	for (int j = 0; j < MAX_THREADS; j++)
+		ret->threads += p->th[j].alive;
+	ret->state = p->th[0].alive ? 'S' : 'Z';
+	return 0;
+}
+
+static int fk_start_time(void *u, pid_t pid, uint64_t *ret)
+{
+	struct fproc *p = proc_of(pid);
+
+	(void)u;
+	if (!p)
+		return -ESRCH;
+	*ret = p->start;
+	return 0;
+}
+
+static int fk_for_each_pid(void *u, procinfo_pid_fn fn, void *ud)
+{
+	pid_t pids[MAX_PROCS];
+	size_t n = 0;
+
+	(void)u;
+	for (size_t i = 0; i < MAX_PROCS; i++)
+		if (procs[i].alive)
+			pids[n++] = procs[i].pid;
+	for (size_t i = 0; i < n; i++) {
+		int r = fn(ud, pids[i]);
+
+		if (r < 0)
+			return r;
+	}
+	return (int)n;
+}
+
+static int fk_for_each_thread(void *u, pid_t pid, procinfo_pid_fn fn, void *ud)
+{
+	struct fproc *p = proc_of(pid);
+
+	(void)u;
+	if (!p)
+		return -ESRCH;
+	for (int j = 0; j < MAX_THREADS; j++)
+		if (p->th[j].alive) {
+			int r = fn(ud, p->th[j].tid);
+
+			if (r < 0)
+				return r;
+		}
+	return 0;
+}
+
+static int fk_process_alive(void *u, pid_t tgid, uint64_t start)
+{
+	struct fproc *p = proc_of(tgid);
+
+	(void)u;
+	return p && p->start == start;
+}
+
+static int fk_pidfd_open(void *u, pid_t pid)
+{
+	struct fproc *p = proc_of(pid);
+
+	(void)u;
+	if (!p)
+		return -ESRCH;
+	for (int i = 0; i < MAX_FDS; i++)
+		if (!fds[i].used) {
+			fds[i].used = true;
+			fds[i].pid = pid;
+			fds[i].start = p->start;
+			return i + 3;
+		}
+	return -EMFILE;
+}
+
+static bool fk_pidfd_alive(void *u, int fd)
+{
+	struct fproc *p = proc_of(fds[fd - 3].pid);
+
+	(void)u;
+	return p && p->start == fds[fd - 3].start;
+}
+
+static void fk_pidfd_close(void *u, int fd)
+{
+	(void)u;
+	fds[fd - 3].used = false;
+}
+
+static int fk_cookie_get(void *u, pid_t tid, sc_cookie *ret)
+{
+	struct fthread *t;
+
+	(void)u;
+	if (!smt_on)
+		return -ENODEV;
+	if (!(t = thread_of(tid, NULL)))
+		return -ESRCH;
+	*ret = t->cookie;
+	return 0;
+}
+
+static void set_all(struct fproc *p, sc_cookie c)
+{
+	for (int j = 0; j < MAX_THREADS; j++)
+		if (p->th[j].alive || j == 0)
+			p->th[j].cookie = c;
+}
+
+static int fk_cookie_create(void *u, pid_t pid)
+{
+	struct fproc *p = proc_of(pid);
+
+	(void)u;
+	if (!smt_on)
+		return -ENODEV;
+	if (!p)
+		return -ESRCH;
+	set_all(p, next_cookie++);
+	return 0;
+}
+
+static int fk_cookie_assign(void *u, const struct holder *h, pid_t pid)
+{
+	struct fproc *p = proc_of(pid);
+
+	(void)u;
+	if (!smt_on)
+		return -ENODEV;
+	if (!p)
+		return -ESRCH;
+	set_all(p, h ? h->cookie : 0);
+	return 0;
+}
+
+static int fk_holder_new(void *u, pid_t adopt, struct holder **ret)
+{
+	struct fthread *t = NULL;
+
+	(void)u;
+	if (!smt_on)
+		return -ENODEV;
+	if (holder_fail) {
+		/* Whoever this key was for keeps its old one (the daemon's
+		 * fail-safe choice), so what the policy says of it later is
+		 * the daemon's word: its later moves are judged loosely. */
+		holder_fail--;
+		for (size_t i = 0; i < MAX_PROCS; i++)
+			if (procs[i].alive)
+				procs[i].loose = true;
+		return -EAGAIN;
+	}
+	if (adopt > 0 && !(t = thread_of(adopt, NULL)))
+		return -ESRCH;
+	for (int i = 0; i < MAX_HOLDERS; i++)
+		if (!holders[i].used) {
+			holders[i].used = true;
+			holders[i].cookie = t ? t->cookie : next_cookie++;
+			*ret = &holders[i];
+			return 0;
+		}
+	return -EAGAIN;
+}
+
+static void fk_holder_free(void *u, struct holder *h)
+{
+	(void)u;
+	h->used = false;
+}
+
+static sc_cookie fk_holder_cookie(void *u, const struct holder *h)
+{
+	(void)u;
+	return h ? h->cookie : 0;
+}
+
+static int fk_smt_active(void *u)
+{
+	(void)u;
+	return smt_on;
+}
+
+static bool sched_ext_on;
+
+static int fk_sched_ext(void *u)
+{
+	(void)u;
+	return sched_ext_on;
+}
+
+static uint64_t fk_now(void *u)
+{
+	(void)u;
+	return ++vclock_ns;
+}
+
+static const struct engine_sys fake = {
+	.read = fk_read, .start_time = fk_start_time, .for_each_pid = fk_for_each_pid,
+	.for_each_thread = fk_for_each_thread, .process_alive = fk_process_alive,
+	.pidfd_open = fk_pidfd_open, .pidfd_alive = fk_pidfd_alive, .pidfd_close = fk_pidfd_close,
+	.cookie_get = fk_cookie_get, .cookie_create = fk_cookie_create, .cookie_assign = fk_cookie_assign,
+	.holder_new = fk_holder_new, .holder_free = fk_holder_free, .holder_cookie = fk_holder_cookie,
+	.smt_active = fk_smt_active, .sched_ext_enabled = fk_sched_ext, .now_ns = fk_now,
+};
+
+/* ---- policy: the configurations the reloads switch between ---- */
+
+static const char *const exes[] = {
+	"/usr/bin/web", "/usr/bin/web", "/usr/bin/batch", "/usr/bin/sandbox", "/bin/sh",
+	"/usr/bin/helper", "/usr/bin/helper", "/usr/bin/ok", "/usr/bin/tenant",
+};
+static const uid_t uids[] = { 0, 1000, 1001, 1002 };
+
+static const char *const confs[] = {
+	"[Daemon]\nMaxKeys=4096\n"
+	"[Group web]\nMatchExe=/usr/bin/web\n"
+	"[Group batch]\nMatchExe=/usr/bin/batch\nPer=user\n"
+	"[Group sandbox]\nMatchExe=/usr/bin/sandbox\nPer=process\n"
+	"[Group ok]\nMatchExe=/usr/bin/ok\nTrusted=yes\n"
+	"[Group tenants]\nMatchUser=1001 1002\nPer=user\nPriority=-1\n"
+	"[Group manual]\nPer=user\n"
+	"[Group vm]\nPer=process\n",
+	/* web splits per user, batch goes, ok is no longer trusted */
+	"[Daemon]\nMaxKeys=4096\n"
+	"[Group web]\nMatchExe=/usr/bin/web\nPer=user\n"
+	"[Group sandbox]\nMatchExe=/usr/bin/sandbox\nPer=process\n"
+	"[Group ok]\nMatchExe=/usr/bin/ok\n"
+	"[Group tenants]\nMatchUser=1001 1002\nPer=user\nPriority=-1\n"
+	"[Group manual]\nPer=user\n"
+	"[Group vm]\nPer=process\n",
+};
+/* Requests place into groups that no rule fills: a key that both rules and
+ * requests fill cannot tell, after a restart or a lost event, a child of a
+ * placement from a process the rules put there (see coreschedd(8)). */
+static const char *const explicit_groups[] = { "manual", "vm", "manual" };
+
+static struct conf *load_conf(unsigned i)
+{
+	struct conf *c = NULL;
+	char *err = NULL;
+
+	if (conf_load_string(confs[i], "model.conf", &c, &err) < 0) {
+		fprintf(stderr, "model: %s\n", err);
+		exit(2);
+	}
+	return c;
+}
+
+static struct engine *e;
+static struct conf *oracle_conf; /* what the oracle judges by: the live one */
+static unsigned conf_index;
+static char state_path[256];
+
+/* ---- the oracle ---- */
+
+static void key_name(const struct group *g, const struct fproc *p, char *buf, size_t size);
+
+static void set_ekey(struct fproc *p, const struct group *g)
+{
+	key_name(g, p, p->ekey, sizeof(p->ekey));
+	p->eper = g->per;
+	p->etrusted = g->trusted;
+}
+
+static void key_name(const struct group *g, const struct fproc *p, char *buf, size_t size)
+{
+	switch (g->per) {
+	case PER_USER: snprintf(buf, size, "%s/%u", g->name, (unsigned)p->uid); break;
+	case PER_PROCESS: snprintf(buf, size, "%s/%d:%" PRIu64, g->name, p->pid, p->start); break;
+	default: snprintf(buf, size, "%s/", g->name); break;
+	}
+}
+
+static const struct group *ekey_group(const struct fproc *p)
+{
+	char name[128];
+	const char *slash = strchr(p->ekey, '/');
+
+	if (!slash)
+		return NULL;
+	snprintf(name, sizeof(name), "%.*s", (int)(slash - p->ekey), p->ekey);
+	return conf_find_group(oracle_conf, name);
+}
+
+/* An exec, a uid change, a reload: what the policy says now. */
+static void oracle_judge(struct fproc *p)
+{
+	struct match_input in = { p->exe, p->comm, p->uid, p->uid, "/user.slice" };
+	struct match_result m;
+	const struct group *g = ekey_group(p);
+
+	if (p->explicit_ && g) {
+		p->eper = g->per; /* sticky: a reload keeps an explicit key's name */
+		p->etrusted = g->trusted;
+		return;
+	}
+	if (p->explicit_ && *p->ekey)
+		p->explicit_ = false; /* its group went */
+	if (rules_match(oracle_conf, &in, &m) > 0) {
+		set_ekey(p, m.group);
+		p->ruled = true;
+		return;
+	}
+	p->ruled = false;
+	if (!*p->ekey)
+		return;
+	if (!g || g->trusted)
+		p->ekey[0] = '\0'; /* its group was removed, or a trusted key: nothing to keep */
+	else if (g->per != p->eper || g->trusted != p->etrusted)
+		set_ekey(p, g); /* its group changed Per= or Trusted=: re-keyed within it */
+}
+
+static void oracle_fork(struct fproc *c, const struct fproc *parent)
+{
+	const struct group *g = ekey_group(parent);
+
+	memcpy(c->ekey, parent->ekey, sizeof(c->ekey));
+	c->eper = parent->eper;
+	c->etrusted = parent->etrusted;
+	c->explicit_ = parent->explicit_;
+	c->ruled = parent->ruled;
+	c->loose = parent->loose;
+	if (!c->explicit_ && c->ruled && g && g->per == PER_PROCESS)
+		set_ekey(c, g);
+}
+
+/* ---- operations ---- */
+
+static pid_t trace_pid; /* CORESCHED_MODEL_TRACE=PID: what happens to it */
+
+static void trace(const struct fproc *p, const char *what)
+{
+	if (trace_pid && p->pid == trace_pid)
+		fprintf(stderr, "  trace: pid %d %s: exe %s uid %u ekey '%s'%s%s%s\n", p->pid, what, p->exe,
+			(unsigned)p->uid, p->ekey, p->explicit_ ? " explicit" : "", p->ruled ? " ruled" : "",
+			p->loose ? " loose" : "");
+}
+static bool failed;
+
+
+
+static struct fproc *random_proc(void)
+{
+	for (int n = 0; n < 16; n++) {
+		struct fproc *p = &procs[rnd(MAX_PROCS)];
+
+		if (p->alive)
+			return p;
+	}
+	return NULL;
+}
+
+static int live_thread(const struct fproc *p)
+{
+	int live[MAX_THREADS], n = 0;
+
+	for (int j = 0; j < MAX_THREADS; j++)
+		if (p->th[j].alive)
+			live[n++] = j;
+	return n ? live[rnd(n)] : -1;
+}
+
+static void op_fork(struct fproc *parent)
+{
+	struct fproc *c = NULL;
+	int j = live_thread(parent);
+	pid_t pid;
+
+	for (size_t i = 0; i < MAX_PROCS && !c; i++)
+		if (!procs[i].alive)
+			c = &procs[i];
+	if (!c || j < 0 || !(pid = alloc_pid()))
+		return;
+	unsigned gen = c->gen + 1;
+
+	memset(c, 0, sizeof(*c));
+	c->gen = gen;
+	c->alive = true;
+	c->pid = pid;
+	c->ppid = parent->pid;
+	c->start = ++clock_ticks;
+	c->uid = parent->uid;
+	memcpy(c->comm, parent->comm, sizeof(c->comm));
+	memcpy(c->exe, parent->exe, sizeof(c->exe));
+	c->th[0] = (struct fthread){ .tid = pid, .alive = true, .cookie = parent->th[j].cookie };
+	oracle_fork(c, parent);
+	emit(PROCMON_FORK, c, pid, parent);
+	trace(c, "forked");
+	if (trace_pid && c->pid == trace_pid)
+		fprintf(stderr, "  trace: parent %d\n", parent->pid);
+}
+
+/* What p is between two changes the daemon has not taken yet is never
+ * read, and neither is what its children forked meanwhile inherited. */
+static void unobservable(struct fproc *p)
+{
+	p->loose = true;
+	for (size_t i = 0; i < n_events; i++)
+		if (events[i].kind == PROCMON_FORK && evp[i].parent == p && evp[i].pgen == p->gen &&
+		    evp[i].p != p && evp[i].p->gen == evp[i].gen)
+			evp[i].p->loose = true;
+}
+
+static void op_exec(struct fproc *p)
+{
+	const char *exe = exes[rnd(sizeof(exes) / sizeof(exes[0]))];
+	int j = live_thread(p);
+	sc_cookie c;
+
+	if (j < 0)
+		return;
+	/* The daemon reads a process when it handles its event: a state in
+	 * between two undelivered changes is never seen; nor what a child of
+	 * a Per=process rule was before it exec'd, if its fork is undelivered. */
+	if (p->pending_change || (p->fork_pending && p->ruled))
+		unobservable(p);
+	c = p->th[j].cookie;
+	/* Every other thread dies; a non-leader that execs takes the pid. */
+	for (int k = 0; k < MAX_THREADS; k++)
+		if (k != j && p->th[k].alive) {
+			p->th[k].alive = false;
+			emit(PROCMON_EXIT, p, p->th[k].tid, NULL);
+		}
+	if (j != 0 && p->th[0].tid == p->pid && !p->th[0].alive)
+		; /* the leader had exited already */
+	else if (j != 0)
+		emit(PROCMON_EXIT, p, p->pid, NULL);
+	p->th[j].alive = false;
+	p->th[0] = (struct fthread){ .tid = p->pid, .alive = true, .cookie = c };
+	snprintf(p->exe, sizeof(p->exe), "%s", exe);
+	snprintf(p->comm, sizeof(p->comm), "%s", strrchr(exe, '/') + 1);
+	oracle_judge(p);
+	emit(PROCMON_EXEC, p, p->pid, NULL);
+	trace(p, "exec");
+}
+
+static void op_exit(struct fproc *p)
+{
+	for (int k = MAX_THREADS - 1; k >= 0; k--)
+		if (p->th[k].alive) {
+			p->th[k].alive = false;
+			emit(PROCMON_EXIT, p, p->th[k].tid, NULL);
+		}
+	p->alive = false;
+	for (size_t i = 0; i < MAX_PROCS; i++) /* orphans go to init */
+		if (procs[i].alive && procs[i].ppid == p->pid)
+			procs[i].ppid = PID_MIN;
+	trace(p, "exit");
+}
+
+static void op_thread(struct fproc *p)
+{
+	int j = live_thread(p);
+	pid_t tid;
+
+	if (j < 0)
+		return;
+	for (int k = 1; k < MAX_THREADS; k++)
+		if (!p->th[k].alive && (tid = alloc_pid())) {
+			p->th[k] = (struct fthread){ .tid = tid, .alive = true, .cookie = p->th[j].cookie };
+			emit(PROCMON_FORK, p, tid, p);
+			return;
+		}
+}
+
+/* A thread ends; the leader may go first, and the process lives on. */
+static void op_thread_exit(struct fproc *p)
+{
+	int j = live_thread(p), n = 0;
+
+	for (int k = 0; k < MAX_THREADS; k++)
+		n += p->th[k].alive;
+	if (j < 0 || n < 2)
+		return;
+	p->th[j].alive = false;
+	emit(PROCMON_EXIT, p, p->th[j].tid, NULL);
+}
+
+static void op_setuid(struct fproc *p)
+{
+	if (p->pending_change || (p->fork_pending && p->ruled))
+		unobservable(p);
+	p->uid = uids[rnd(4)];
+	oracle_judge(p);
+	emit(PROCMON_UID, p, p->pid, NULL);
+	trace(p, "setuid");
+}
+
+static unsigned n_checked, n_strict;
+static void fail(const char *fmt, ...)
+{
+	va_list ap;
+
+	if (failed)
+		return;
+	failed = true;
+	va_start(ap, fmt);
+	fprintf(stderr, "  model: ");
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+	va_end(ap);
+}
+
+/* The daemon remembers what one request replaced, not two, and what it
+ * replaced is what the daemon knew then: a child whose fork it takes after
+ * two requests on its parent, or after a request on a parent whose exec or
+ * uid change it had not taken yet, is judged loosely. */
+static void request_on(const struct fproc *p)
+{
+	for (size_t i = 0; i < n_events; i++)
+		if (events[i].kind == PROCMON_FORK && evp[i].parent == p && evp[i].pgen == p->gen &&
+		    evp[i].p != p && evp[i].p->gen == evp[i].gen &&
+		    (++evp[i].p->parent_requests >= 2 || p->pending_change))
+			evp[i].p->loose = true;
+}
+
+static void op_place(struct fproc *p, bool clear)
+{
+	request_on(p);
+	p->changed_tick = tick_no; /* recorded at the next tick */
+	const struct group *g;
+	char name[160];
+	int r;
+
+	if (clear) {
+		r = engine_clear(e, p->pid);
+		if (r == 0) {
+			p->ekey[0] = '\0';
+			p->explicit_ = p->ruled = p->loose = false;
+		} else
+			p->loose = true; /* half done: the daemon's word */
+		engine_state_flush(e); /* the end of the loop's pass */
+		trace(p, r == 0 ? "cleared" : "clear failed");
+		return;
+	}
+	g = conf_find_group(oracle_conf, explicit_groups[rnd(3)]);
+	if (!g)
+		return;
+	key_name(g, p, name, sizeof(name));
+	r = engine_assign(e, p->pid, g->name, NULL, ORIGIN_ASSIGN);
+	engine_state_flush(e); /* the end of the loop's pass */
+	if (r == 0) {
+		set_ekey(p, g);
+		p->explicit_ = true;
+		p->ruled = p->loose = false;
+		trace(p, "assigned");
+	} else if (r != -EAGAIN && r != -ENODEV && r != -ENOSPC)
+		fail("assign of pid %d to %s failed: %s", p->pid, g->name, strerror(-r));
+	else
+		p->loose = true; /* half done: which key it has is the daemon's word */
+}
+
+/* ---- the daemon's loop ---- */
+
+/* The first n events reach the daemon (or are lost). */
+static void deliver_or_lose(size_t n, bool lost)
+{
+	if (n > n_events)
+		n = n_events;
+	for (size_t i = 0; i < n; i++) {
+		if (!lost)
+			engine_on_event(e, &events[i]);
+		/* With SMT off no cookie can be read: the daemon takes the event
+		 * blind, as if it had lost it. */
+		taken(i, lost || !smt_on);
+		if (trace_pid && (events[i].tgid == trace_pid || (events[i].kind == PROCMON_FORK && events[i].parent_tgid == trace_pid))) {
+			struct task *t = engine_task(e, trace_pid);
+
+			fprintf(stderr, "  trace: event %d pid %d %s: daemon cookie %llx%s uid %d key '%s' %s\n", events[i].kind, events[i].pid,
+				lost ? "lost" : "taken", t ? (unsigned long long)t->cookie : 0ULL, t && t->unsettled ? " unsettled" : "", t ? (int)t->uid : -1, t && t->key ? t->key->id : "", t ? origin_to_string(t->origin) : "-");
+		}
+	}
+	memmove(events, events + n, (n_events - n) * sizeof(events[0]));
+	memmove(evp, evp + n, (n_events - n) * sizeof(evp[0]));
+	n_events -= n;
+	if (overflowed && n_events == 0) {
+		overflowed = false;
+		engine_resync(e);
+	}
+	engine_state_flush(e);
+}
+
+static void deliver(size_t n)
+{
+	deliver_or_lose(n, false);
+}
+
+static void reload(void)
+{
+	if (trace_pid)
+		fprintf(stderr, "  trace: reload to %u\n", (conf_index + 1) % 2);
+	conf_index = (conf_index + 1) % 2;
+	oracle_conf = load_conf(conf_index);
+	conf_free(engine_set_conf(e, oracle_conf));
+	for (size_t i = 0; i < MAX_PROCS; i++)
+		if (procs[i].alive) {
+			/* The daemon reads it now, but its key is still what the
+			 * events it has taken made it: an exec not yet taken is
+			 * seen in another order than it happened. */
+			if (procs[i].pending_change)
+				procs[i].loose = true;
+			/* With SMT off no new key can be made: what the reload
+			 * moves stays where it was until the tick, and an exec
+			 * meanwhile is judged from there. */
+			if (!smt_on)
+				procs[i].loose = true;
+			/* Its fork not yet taken: the reload's scan meets it first,
+			 * without the fork's time, and judges it by a parent that
+			 * may have changed since the fork. */
+			if (procs[i].fork_pending)
+				procs[i].loose = true;
+			procs[i].changed_tick = tick_no; /* its record may change */
+			oracle_judge(&procs[i]);
+		}
+}
+
+static void start_daemon(void)
+{
+	CHECK(engine_new_sys(&fake, 1, &e) == 0);
+	oracle_conf = load_conf(conf_index);
+	engine_set_conf(e, oracle_conf);
+	engine_set_state_file(e, state_path);
+	engine_scan(e, true, false);
+}
+
+/* A crash loses what the state file had not been told; a clean stop
+ * writes it. Holders die with the daemon; the cookies stay on the tasks. */
+static void restart(bool crash)
+{
+	if (trace_pid)
+		fprintf(stderr, "  trace: restart%s\n", crash ? " (crash)" : "");
+	deliver_or_lose(n_events, true); /* nobody listened meanwhile */
+	if (crash) {
+		e->state_dirty = e->state_lazy = false;
+		/* ...and sticky members whose key's last match went since */
+		for (size_t i = 0; i < MAX_PROCS; i++)
+			if (procs[i].alive && (procs[i].changed_tick == tick_no ||
+					       (!procs[i].explicit_ && !procs[i].ruled && procs[i].ekey[0])))
+				procs[i].loose = true;
+	}
+	tick_no++;
+	e = engine_free(e);
+	if (trace_pid) {
+		char line[512];
+		FILE *f = fopen(state_path, "r");
+
+		while (f && fgets(line, sizeof(line), f))
+			if (atoi(line) == trace_pid)
+				fprintf(stderr, "  trace: state file: %s", line);
+		if (f)
+			fclose(f);
+	}
+	start_daemon();
+	if (trace_pid && engine_task(e, trace_pid))
+		fprintf(stderr, "  trace: restarted: key '%s' %s\n",
+			engine_task(e, trace_pid)->key ? engine_task(e, trace_pid)->key->id : "",
+			origin_to_string(engine_task(e, trace_pid)->origin));
+	/* A new daemon judges what no one placed (a cleared process) by the
+	 * rules, as a reload would. */
+	for (size_t i = 0; i < MAX_PROCS; i++)
+		if (procs[i].alive && !procs[i].ekey[0])
+			oracle_judge(&procs[i]);
+	/* The state file records explicit placements, not every process that
+	 * shares their key: after a restart the daemon cannot tell a sticky
+	 * member of such a key from a child of the placement. */
+	for (size_t i = 0; i < MAX_PROCS; i++)
+		for (size_t j = 0; procs[i].alive && !procs[i].explicit_ && procs[i].ekey[0] && j < MAX_PROCS; j++)
+			if (procs[j].alive && procs[j].explicit_ && strcmp(procs[j].ekey, procs[i].ekey) == 0)
+				procs[i].loose = true;
+}
+
+/* ---- the check ---- */
+
+struct seen {
+	char key[160];
+	sc_cookie cookie;
+};
+
+static void check_keys(void)
+{
+	struct key *keys[512];
+	struct task *tasks[MAX_PROCS + 8];
+	size_t nk = engine_keys(e, keys, 512), nt = engine_tasks(e, tasks, MAX_PROCS + 8);
+
+	for (size_t i = 0; i < nk; i++) {
+		unsigned members = 0;
+
+		for (size_t j = 0; j < nt; j++)
+			members += tasks[j]->key == keys[i];
+		if (members == 0 || members != keys[i]->n_tasks)
+			fail("key %s: %u members, counted %u", keys[i]->id, members, keys[i]->n_tasks);
+	}
+	for (size_t j = 0; j < nt; j++)
+		if (tasks[j]->key && tasks[j]->key->n_tasks == 0)
+			fail("pid %d holds key %s counted empty", tasks[j]->pid, tasks[j]->key->id);
+}
+
+static void check(void)
+{
+	struct seen seen[MAX_PROCS];
+	size_t n_seen = 0, live = 0;
+
+	for (size_t i = 0; i < MAX_PROCS && !failed; i++) {
+		struct fproc *p = &procs[i];
+		struct task *t;
+		sc_cookie c = 0;
+		const struct group *g;
+		int lead = live_thread(p);
+
+		if (!p->alive || lead < 0)
+			continue;
+		live++;
+		c = p->th[lead].cookie;
+		for (int j = 0; j < MAX_THREADS; j++)
+			if (p->th[j].alive && p->th[j].cookie != c)
+				fail("pid %d: thread %d has 0x%" PRIx64 ", another 0x%" PRIx64, p->pid, p->th[j].tid,
+				     p->th[j].cookie, c);
+		t = engine_task(e, p->pid);
+		if (!t || t->start != p->start) {
+			fail("pid %d (%s) is not in the daemon's table", p->pid, p->exe);
+			continue;
+		}
+		n_checked++;
+		if (t->cookie != c && !(t->origin == ORIGIN_FOREIGN))
+			fail("pid %d (%s): the daemon says 0x%" PRIx64 ", the kernel 0x%" PRIx64, p->pid, p->exe,
+			     t->cookie, c);
+		if (t->key && t->key->cookie != c)
+			fail("pid %d (%s): member of %s (0x%" PRIx64 ") but carries 0x%" PRIx64, p->pid, p->exe,
+			     t->key->id, t->key->cookie, c);
+		if (p->loose)
+			continue;
+		n_strict++;
+		if (strcmp(t->key ? t->key->id : "", p->ekey) != 0)
+			fail("pid %d (%s uid %u%s): the daemon has key '%s' (%s), the policy says '%s'", p->pid, p->exe,
+			     (unsigned)p->uid, p->explicit_ ? " explicit" : "", t->key ? t->key->id : "",
+			     origin_to_string(t->origin), p->ekey);
+		g = ekey_group(p);
+		if ((!*p->ekey || (g && g->trusted)) && c != 0)
+			fail("pid %d (%s): no key or a trusted one, but cookie 0x%" PRIx64, p->pid, p->exe, c);
+		if (!*p->ekey || (g && g->trusted))
+			continue;
+		if (c == 0)
+			fail("pid %d (%s): key %s but cookie 0", p->pid, p->exe, p->ekey);
+		for (size_t k = 0; k < n_seen; k++)
+			if ((strcmp(seen[k].key, p->ekey) == 0) != (seen[k].cookie == c))
+				fail("pid %d (%s): key %s cookie 0x%" PRIx64 " against key %s cookie 0x%" PRIx64, p->pid,
+				     p->exe, p->ekey, c, seen[k].key, seen[k].cookie);
+		snprintf(seen[n_seen].key, sizeof(seen[n_seen].key), "%s", p->ekey);
+		seen[n_seen++].cookie = c;
+	}
+	if (!failed && engine_n_tasks(e) != live) {
+		struct task *tasks[MAX_PROCS + 8];
+		size_t nt = engine_tasks(e, tasks, MAX_PROCS + 8);
+
+		for (size_t j = 0; j < nt; j++) {
+			struct fproc *p = proc_of(tasks[j]->pid);
+
+			if (!p || p->start != tasks[j]->start)
+				fprintf(stderr, "  model: the daemon tracks pid %d (%s, %s), which is gone\n", tasks[j]->pid,
+					tasks[j]->exe, origin_to_string(tasks[j]->origin));
+		}
+		fail("the daemon tracks %zu processes, %zu live", engine_n_tasks(e), live);
+	}
+	check_keys();
+}
+
+/* Drain the events; after a loss or a failure the daemon's own remedies
+ * (the resync, the SMT tick, a reconcile) have run as they would. */
+static void settle(bool remedy)
+{
+	smt_on = true;
+	deliver(n_events);
+	if (remedy) { /* the periodic reconcile, once the fault is gone */
+		holder_fail = 0;
+		engine_scan(e, false, true);
+	}
+	engine_tick(e); /* the once-a-second look: SMT, retries, the state file */
+	tick_no++;
+	check();
+}
+
+static void boot(void)
+{
+	memset(procs, 0, sizeof(procs));
+	/* init, and a shell of each user */
+	for (int i = 0; i < 4; i++) {
+		struct fproc *p = &procs[i];
+
+		p->alive = true;
+		p->pid = alloc_pid();
+		p->start = ++clock_ticks;
+		p->uid = uids[i];
+		snprintf(p->exe, sizeof(p->exe), "/bin/sh");
+		snprintf(p->comm, sizeof(p->comm), "sh");
+		p->th[0] = (struct fthread){ .tid = p->pid, .alive = true };
+	}
+	conf_index = 0;
+	oracle_conf = load_conf(0);
+	for (int i = 0; i < 4; i++)
+		oracle_judge(&procs[i]);
+	conf_free(oracle_conf);
+}
+
+/* Everything a run leaves behind, so that runs are independent. */
+static void reset(void)
+{
+	memset(procs, 0, sizeof(procs));
+	memset(holders, 0, sizeof(holders));
+	memset(fds, 0, sizeof(fds));
+	n_events = 0;
+	overflowed = false;
+	failed = false;
+	smt_on = true;
+	sched_ext_on = false;
+	holder_fail = 0;
+	next_pid = PID_MIN;
+	tick_no = 1;
+	n_checked = n_strict = 0;
+}
+
+static void run_model(uint64_t seed, unsigned long steps)
+{
+	unsigned long settles = 0;
+	char dir[] = "/tmp/cs-model-XXXXXX";
+	bool remedy = false;
+	unsigned counts[16] = {};
+
+	reset();
+	rng = seed ? seed : 1;
+	printf("model: seed %" PRIu64 ", %lu steps\n", seed, steps);
+	fflush(stdout);
+	CHECK(mkdtemp(dir) != NULL);
+	snprintf(state_path, sizeof(state_path), "%s/state", dir);
+	log_set_max_level(LOG_CRIT);
+	boot();
+	start_daemon();
+	for (unsigned long step = 0; step < steps && !failed; step++) {
+		struct fproc *p = random_proc();
+		unsigned op = rnd(1000);
+
+		if (!p)
+			continue;
+		if (op < 150)
+			op_fork(p), counts[0]++;
+		else if (op < 300)
+			op_exec(p), counts[1]++;
+		else if (op < 420 && p->pid != PID_MIN)
+			op_exit(p), counts[2]++;
+		else if (op < 480)
+			op_thread(p), counts[3]++;
+		else if (op < 520)
+			op_thread_exit(p), counts[4]++;
+		else if (op < 560)
+			op_setuid(p), counts[5]++;
+		else if (op < 580)
+			op_place(p, false), counts[6]++;
+		else if (op < 585)
+			op_place(p, true), counts[7]++;
+		else if (op < 587)
+			reload(), counts[8]++;
+		else if (op < 588) {
+			/* events lost: the daemon takes what came before the loss,
+			 * then the kernel says ENOBUFS and it rescans */
+			deliver(rnd((unsigned)n_events + 1));
+			deliver_or_lose(n_events, true);
+			engine_resync(e);
+			counts[9]++;
+		} else if (op < 589 && smt_on) {
+			smt_on = false;
+			counts[10]++;
+		} else if (op < 590) {
+			restart(rnd(2));
+			counts[11]++;
+		} else if (op < 591) {
+			holder_fail = 1 + rnd(3); /* key creation fails */
+			remedy = true;
+			counts[12]++;
+		} else if (op < 800)
+			deliver(1 + rnd(8));
+		if (!smt_on && rnd(20) == 0) {
+			smt_on = true;
+			counts[13]++;
+		}
+		if (rnd(64) == 0 || n_events > MAX_EVENTS - 64) {
+			settle(remedy);
+			remedy = false;
+			settles++;
+			if (failed)
+				fprintf(stderr, "  model: failed at step %lu of seed %" PRIu64 "\n", step, seed);
+		}
+	}
+	settle(remedy);
+	printf("model: %lu settles, %u processes checked (%u strictly); forks %u execs %u exits %u threads %u/%u "
+	       "setuid %u assign %u clear %u reloads %u losses %u smt-off %u/%u restarts %u key-failures %u\n",
+	       settles, n_checked, n_strict, counts[0], counts[1], counts[2], counts[3], counts[4], counts[5],
+	       counts[6], counts[7], counts[8], counts[9], counts[10], counts[13], counts[11], counts[12]);
+	CHECK(!failed);
+	CHECK(n_strict > 0);
+	e = engine_free(e);
+	unlink(state_path);
+	rmdir(dir);
+}
+
+/* make check runs fixed seeds, a million steps in all, so that a failure
+ * there is a regression and not the luck of the draw; any other seed runs
+ * with CORESCHED_MODEL_SEED (0 or "random": from the clock). */
+static void test_model(void)
+{
+	const char *env = getenv("CORESCHED_MODEL_STEPS"), *seed = getenv("CORESCHED_MODEL_SEED");
+	unsigned long steps = env ? strtoul(env, NULL, 10) : 200000;
+
+	trace_pid = getenv("CORESCHED_MODEL_TRACE") ? atoi(getenv("CORESCHED_MODEL_TRACE")) : 0;
+	if (seed) {
+		uint64_t s = strtoull(seed, NULL, 0);
+
+		if (s == 0)
+			s = (uint64_t)time(NULL) ^ ((uint64_t)getpid() << 20);
+		run_model(s, env ? steps : 1000000);
+		return;
+	}
+	for (uint64_t s = 1; s <= 5 && !failed; s++)
+		run_model(s, steps);
+}
+
+/* A small world where the scenario tests act by hand. */
+static struct fproc *spawn(const char *exe, uid_t uid)
+{
+	struct fproc *c;
+
+	op_fork(&procs[0]);
+	c = proc_of(next_pid == PID_MIN ? PID_MIN + PID_RANGE - 1 : next_pid - 1);
+	if (!c)
+		return NULL;
+	c->uid = uid;
+	snprintf(c->exe, sizeof(c->exe), "%s", exe);
+	snprintf(c->comm, sizeof(c->comm), "%s", strrchr(exe, '/') + 1);
+	emit(PROCMON_EXEC, c, c->pid, NULL);
+	return c;
+}
+
+static void exec_as(struct fproc *p, const char *exe)
+{
+	snprintf(p->exe, sizeof(p->exe), "%s", exe);
+	snprintf(p->comm, sizeof(p->comm), "%s", strrchr(exe, '/') + 1);
+	emit(PROCMON_EXEC, p, p->pid, NULL);
+}
+
+static struct conf *load_text(const char *text)
+{
+	struct conf *c = NULL;
+	char *err = NULL;
+
+	CHECK(conf_load_string(text, "scenario.conf", &c, &err) == 0);
+	free(err);
+	return c;
+}
+
+static struct engine *scenario(const char *conf_text)
+{
+	struct engine *x = NULL;
+
+	reset();
+	boot();
+	CHECK(engine_new_sys(&fake, 1, &x) == 0);
+	if (x) {
+		engine_set_conf(x, load_text(conf_text));
+		engine_scan(x, true, false);
+	}
+	return x;
+}
+
+static sc_cookie cookie_of(const struct fproc *p)
+{
+	return p ? p->th[0].cookie : (sc_cookie)-1;
+}
+
+/* UnmatchedExec=clear: a rule's member that runs a helper returns to 0;
+ * an explicit placement keeps its cookie whatever it runs. */
+static void test_unmatched_clear(void)
+{
+	struct fproc *w, *m;
+	sc_cookie mc;
+
+	e = scenario("[Daemon]\nUnmatchedExec=clear\n[Group web]\nMatchExe=/usr/bin/web\n[Group manual]\n");
+	if (!e)
+		return;
+	w = spawn("/usr/bin/web", 1000);
+	m = spawn("/bin/sh", 1000);
+	deliver(n_events);
+	CHECK(w && cookie_of(w) != 0);
+	CHECK(m && engine_assign(e, m->pid, "manual", NULL, ORIGIN_ASSIGN) == 0);
+	mc = cookie_of(m);
+	CHECK(mc != 0 && mc != cookie_of(w));
+	exec_as(w, "/usr/bin/helper");
+	exec_as(m, "/usr/bin/helper");
+	deliver(n_events);
+	CHECK(cookie_of(w) == 0);
+	CHECK(engine_task(e, w->pid) && !engine_task(e, w->pid)->key);
+	CHECK(cookie_of(m) == mc);
+	e = engine_free(e);
+}
+
+/* The same with the default, UnmatchedExec=keep: the helper stays. */
+static void test_unmatched_keep(void)
+{
+	struct fproc *w;
+	sc_cookie wc;
+
+	e = scenario("[Group web]\nMatchExe=/usr/bin/web\n");
+	if (!e)
+		return;
+	w = spawn("/usr/bin/web", 1000);
+	deliver(n_events);
+	wc = cookie_of(w);
+	CHECK(wc != 0);
+	exec_as(w, "/usr/bin/helper");
+	deliver(n_events);
+	CHECK(cookie_of(w) == wc);
+	CHECK(engine_task(e, w->pid) && engine_task(e, w->pid)->origin == ORIGIN_STICKY);
+	e = engine_free(e);
+}
+
+/* A sched_ext scheduler: no cookie is given while it is loaded (unless
+ * AllowSchedExt=yes); within a tick of its going, the process is placed. */
+static void test_sched_ext(void)
+{
+	struct fproc *w;
+
+	reset();
+	sched_ext_on = true;
+	e = scenario("[Group web]\nMatchExe=/usr/bin/web\n");
+	sched_ext_on = true; /* scenario() resets the world */
+	if (!e)
+		return;
+	engine_tick(e);
+	CHECK(engine_hazard(e));
+	w = spawn("/usr/bin/web", 1000);
+	deliver(n_events);
+	CHECK(w && cookie_of(w) == 0);
+	sched_ext_on = false;
+	engine_tick(e);
+	CHECK(!engine_hazard(e));
+	CHECK(w && cookie_of(w) != 0);
+	e = engine_free(e);
+
+	e = scenario("[Daemon]\nAllowSchedExt=yes\n[Group web]\nMatchExe=/usr/bin/web\n");
+	sched_ext_on = true;
+	if (!e)
+		return;
+	engine_tick(e);
+	CHECK(!engine_hazard(e));
+	w = spawn("/usr/bin/web", 1000);
+	deliver(n_events);
+	CHECK(w && cookie_of(w) != 0);
+	e = engine_free(e);
+	sched_ext_on = false;
+}
+
+int main(void)
+{
+	log_set_max_level(LOG_CRIT);
+	RUN(test_unmatched_keep);
+	RUN(test_unmatched_clear);
+	RUN(test_sched_ext);
+	RUN(test_model);
+	UNIT_EXIT();
+}

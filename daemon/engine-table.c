@@ -199,7 +199,10 @@ static int key_new(struct engine *e, const struct group *g, const char *id, cons
 	struct key *k;
 	int r;
 
-	if (hashmap_size(e->keys) >= e->conf->daemon.max_keys)
+	/* The last sixteenth of MaxKeys is kept for root's requests and the
+	 * container hook: rules any user can trigger (a Per=process group)
+	 * and unprivileged requests cannot lock them out. */
+	if (hashmap_size(e->keys) >= e->conf->daemon.max_keys - (e->privileged ? 0 : e->conf->daemon.max_keys / 16))
 		return -ENOSPC;
 	k = calloc(1, sizeof(*k));
 	if (!k || !(k->id = strdup(id)) || !(k->group = strdup(g->name)) || !(k->name = strdup(name))) {

@@ -754,10 +754,14 @@ static int place(struct engine *e, const struct engine_place *req, const struct 
 int engine_place(struct engine *e, const struct engine_place *req)
 {
 	const struct group *g = NULL;
+	int r;
 
 	if (req->group && !(g = conf_find_group(e->conf, req->group)))
 		return -ENOENT;
-	return place(e, req, g);
+	e->privileged = req->placer == 0;
+	r = place(e, req, g);
+	e->privileged = false;
+	return r;
 }
 
 int engine_assign(struct engine *e, pid_t pid, const char *group, const char *keyname, enum origin origin)

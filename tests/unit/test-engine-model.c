@@ -1284,9 +1284,30 @@ static void test_sched_ext(void)
 	sched_ext_on = false;
 }
 
+/* Rules stop short of MaxKeys; root's requests may use the rest. */
+static void test_key_reserve(void)
+{
+	struct fproc *p[17], *m;
+
+	e = scenario("[Daemon]\nMaxKeys=16\n[Group sandbox]\nMatchExe=/usr/bin/sandbox\nPer=process\n"
+		     "[Group manual]\nPer=process\n");
+	if (!e)
+		return;
+	for (int i = 0; i < 16; i++)
+		p[i] = spawn("/usr/bin/sandbox", 1000);
+	m = spawn("/bin/sh", 1000);
+	deliver(n_events);
+	CHECK(engine_n_keys(e) == 15);
+	CHECK(p[15] && cookie_of(p[15]) == 0 && engine_task(e, p[15]->pid)->unsettled);
+	CHECK(m && engine_assign(e, m->pid, "manual", NULL, ORIGIN_ASSIGN) == 0 && cookie_of(m) != 0);
+	CHECK(engine_n_keys(e) == 16);
+	e = engine_free(e);
+}
+
 int main(void)
 {
 	log_set_max_level(LOG_CRIT);
+	RUN(test_key_reserve);
 	RUN(test_unmatched_keep);
 	RUN(test_unmatched_clear);
 	RUN(test_sched_ext);

@@ -434,6 +434,7 @@ static uint64_t client_due(const struct client *c, const char **ret_why)
 
 /* Settles the client after an event: closes it when done, else polls for
  * what it needs and arms its one timer for what is due next. */
+
 static int client_update(struct client *c)
 {
 	bool out = client_out_pending(c) > 0, serving = !c->has_held && !out && !c->closing;
@@ -452,6 +453,21 @@ static int client_update(struct client *c)
 	return r < 0 ? r : sd_event_source_set_enabled(c->timer, SD_EVENT_ONESHOT);
 }
 
+/* After serving: drop a client that does not read its replies, arm its
+ * next event, or free it. */
+static int client_settle(struct client *c, int r)
+{
+	if (r == -ENOBUFS) {
+		client_drop(c, "too much unread output");
+		return 0;
+	}
+	if (r >= 0)
+		r = client_update(c);
+	if (r < 0)
+		client_free(c);
+	return 0;
+}
+
 static int on_client_io(sd_event_source *src, int fd, uint32_t revents, void *userdata)
 {
 	struct client *c = userdata;
@@ -467,22 +483,13 @@ static int on_client_io(sd_event_source *src, int fd, uint32_t revents, void *us
 	} else if (r >= 0 && (revents & (EPOLLHUP | EPOLLERR))) {
 		r = client_flush(c); /* closing: fails now if the peer is gone */
 	}
-	if (r == -ENOBUFS) {
-		client_drop(c, "too much unread output");
-		return 0;
-	}
-	if (r >= 0)
-		r = client_update(c);
-	if (r < 0)
-		client_free(c);
-	return 0;
+	return client_settle(c, r);
 }
 
 static int on_client_timer(sd_event_source *src, uint64_t usec, void *userdata)
 {
 	struct client *c = userdata;
 	const char *why;
-	int r;
 
 	(void)src;
 	if (client_due(c, &why) > usec) { /* rescheduled meanwhile */
@@ -495,16 +502,7 @@ static int on_client_timer(sd_event_source *src, uint64_t usec, void *userdata)
 		return 0;
 	}
 	c->caller.privileged = client_privileged(c);
-	r = client_serve(c, false);
-	if (r == -ENOBUFS) {
-		client_drop(c, "too much unread output");
-		return 0;
-	}
-	if (r >= 0)
-		r = client_update(c);
-	if (r < 0)
-		client_free(c);
-	return 0;
+	return client_settle(c, client_serve(c, false));
 }
 
 static unsigned clients_of_uid(const struct control_server *s, uid_t uid)

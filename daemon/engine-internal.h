@@ -102,7 +102,11 @@ void engine_process_key_name(const struct task *t, char *buf, size_t size);
 void engine_key_name_for(const struct group *g, const struct task *t, char *buf, size_t size);
 
 int engine_ensure(struct engine *e, struct task *t, bool repair);
-/* t is new to the table, a child of p (NULL: unknown) forked at forked_ns
+/* t carries the cookie of a key released lately (a grave): it joins that
+ * key again with origin; -ENOENT when it is no such, -ESTALE when that
+ * key's group went. */
+int engine_buried(struct engine *e, struct task *t, enum origin origin);
+/* engine-child.c: t is new to the table, a child of p (NULL: unknown) forked at forked_ns
  * (0: unknown): joins p's key or is judged on its own (see on_fork). */
 void engine_judge_child(struct engine *e, struct task *t, struct task *p, const struct procinfo *pi,
 			uint64_t forked_ns);

@@ -597,8 +597,14 @@ static int place(struct engine *e, const struct engine_place *req, const struct 
 	} else if (r >= 0)
 		table_set_key(e, t, NULL);
 	if (r >= 0) {
-		if (g || t->recorded)
-			e->state_lazy = true; /* written at the next tick: a request costs no write */
+		/* Root's and the hook's placements are written at the end of
+		 * this pass (a container started just before a crash must be
+		 * found again); an unprivileged request's wait for the tick, so
+		 * that no user can make the loop write the file at will. */
+		if ((g || t->recorded) && e->privileged)
+			e->state_dirty = true;
+		else if (g || t->recorded)
+			e->state_lazy = true;
 		free(t->prev); /* children forked before now inherit what it was */
 		t->prev = engine_origin_explicit(t->origin) && prev_id ? prev_id : NULL;
 		if (t->prev)

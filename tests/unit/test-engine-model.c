@@ -745,7 +745,6 @@ static void request_on(const struct fproc *p)
 static void op_place(struct fproc *p, bool clear)
 {
 	request_on(p);
-	p->changed_tick = tick_no; /* recorded at the next tick */
 	const struct group *g;
 	char name[160];
 	int r;

@@ -20,7 +20,8 @@ static void entry_from(struct state_entry *en, const struct task *t)
 	const char *slash = t->key ? NULL : strchr(t->want, '/');
 
 	*en = (struct state_entry){ .pid = t->pid, .start = t->start, .origin = t->origin,
-				    .cookie = t->cookie != COOKIE_UNKNOWN ? t->cookie : 0 };
+				    .cookie = t->cookie != COOKIE_UNKNOWN ? t->cookie : 0,
+				    .placer = engine_origin_explicit(t->origin) ? t->placer : 0 };
 	if (t->key) {
 		snprintf(en->group, sizeof(en->group), "%s", t->key->group);
 		snprintf(en->key, sizeof(en->key), "%s", t->key->name);
@@ -179,10 +180,12 @@ static int restore_one(struct engine *e, const struct state_entry *en, struct ha
 		if (asprintf(&t->want, "%s/%s", en->group, en->key) < 0)
 			t->want = NULL;
 		table_set_origin(e, t, en->origin);
+		t->placer = en->placer;
 		t->unsettled = true;
 		return 0;
 	}
 	table_set_origin(e, t, en->origin);
+	t->placer = en->placer;
 	t->unsettled = engine_ensure(e, t, false) < 0;
 	if (en->origin == ORIGIN_HOOK && !t->unsettled)
 		restore_container(e, t);

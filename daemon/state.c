@@ -18,7 +18,7 @@
 
 #include "procinfo.h"
 
-#define HEADER "# coreschedd explicit placements: PID START ORIGIN GROUP KEY [COOKIE]\n"
+#define HEADER "# coreschedd explicit placements: PID START ORIGIN GROUP KEY [COOKIE [PLACER]]\n"
 
 static const enum origin stored_origins[] = { ORIGIN_ASSIGN, ORIGIN_RUN, ORIGIN_HOOK, ORIGIN_INHERITED, ORIGIN_STICKY };
 
@@ -112,10 +112,15 @@ int state_format(const struct state_entry *en, char *buf, size_t size)
 	n = escape_key(en->key, key, sizeof(key));
 	if (n < 0)
 		return n;
-	n = en->cookie ? snprintf(buf, size, "%d %" PRIu64 " %s %s %s %" PRIx64 "\n", (int)en->pid, en->start,
-				  origin_to_string(en->origin), en->group, key, en->cookie)
-		       : snprintf(buf, size, "%d %" PRIu64 " %s %s %s\n", (int)en->pid, en->start,
-				  origin_to_string(en->origin), en->group, key);
+	if (en->placer)
+		n = snprintf(buf, size, "%d %" PRIu64 " %s %s %s %" PRIx64 " %u\n", (int)en->pid, en->start,
+			     origin_to_string(en->origin), en->group, key, en->cookie, (unsigned)en->placer);
+	else if (en->cookie)
+		n = snprintf(buf, size, "%d %" PRIu64 " %s %s %s %" PRIx64 "\n", (int)en->pid, en->start,
+			     origin_to_string(en->origin), en->group, key, en->cookie);
+	else
+		n = snprintf(buf, size, "%d %" PRIu64 " %s %s %s\n", (int)en->pid, en->start,
+			     origin_to_string(en->origin), en->group, key);
 	return n >= 0 && (size_t)n < size ? n : -ENAMETOOLONG;
 }
 
@@ -144,13 +149,13 @@ static int parse_origin(const char *s, enum origin *ret)
 	return -EBADMSG;
 }
 
-/* Exactly five fields, one space apart. */
-static int split(char *s, char *field[6])
+/* Five to seven fields, one space apart; the missing ones NULL. */
+static int split(char *s, char *field[7])
 {
 	size_t n = 0;
 
 	for (char *p = s;; p++) {
-		if (n == 6)
+		if (n == 7)
 			return -EBADMSG;
 		field[n++] = p;
 		p = strchr(p, ' ');
@@ -161,8 +166,8 @@ static int split(char *s, char *field[6])
 	for (size_t i = 0; i < n; i++)
 		if (!*field[i])
 			return -EBADMSG;
-	if (n == 5)
-		field[5] = NULL;
+	for (size_t i = n; i < 7; i++)
+		field[i] = NULL;
 	return n >= 5 ? 0 : -EBADMSG;
 }
 
@@ -188,7 +193,8 @@ static int parse_cookie(const char *s, uint64_t *ret)
 
 int state_parse(const char *line, struct state_entry *ret)
 {
-	char copy[STATE_LINE_MAX], *f[6];
+	char copy[STATE_LINE_MAX], *f[7];
+	uint64_t placer = 0;
 	struct state_entry en = {};
 	size_t len = strlen(line);
 	uint64_t pid;
@@ -201,8 +207,10 @@ int state_parse(const char *line, struct state_entry *ret)
 	copy[len] = '\0';
 	if (split(copy, f) < 0 || parse_u64(f[0], INT_MAX, &pid) < 0 || pid == 0 ||
 	    parse_u64(f[1], UINT64_MAX, &en.start) < 0 || parse_origin(f[2], &en.origin) < 0 || !group_ok(f[3]) ||
-	    unescape_key(f[4], en.key, sizeof(en.key)) < 0 || parse_cookie(f[5], &en.cookie) < 0)
+	    unescape_key(f[4], en.key, sizeof(en.key)) < 0 || parse_cookie(f[5], &en.cookie) < 0 ||
+	    (f[6] && parse_u64(f[6], UINT32_MAX - 1, &placer) < 0))
 		return -EBADMSG;
+	en.placer = (uid_t)placer;
 	en.pid = (pid_t)pid;
 	memcpy(en.group, f[3], strlen(f[3]) + 1);
 	*ret = en;

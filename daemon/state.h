@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The explicit placements kept across a restart of the daemon: one line
- * per placed process, "PID START ORIGIN GROUP KEY [COOKIE]". The file
+ * per placed process, "PID START ORIGIN GROUP KEY [COOKIE [PLACER]]". The file
  * format and its I/O only; the engine decides what goes in and what comes
  * back. */
 #pragma once
@@ -22,6 +22,7 @@ struct state_entry {
 	char group[STATE_GROUP_MAX];
 	char key[MATCH_KEY_MAX]; /* "" for Per=group */
 	uint64_t cookie;         /* what it carried when written; 0: not known */
+	uid_t placer;            /* who placed it (0: root) */
 };
 
 struct state_file {

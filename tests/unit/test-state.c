@@ -60,7 +60,17 @@ static void test_line_round_trip(void)
 	CHECK(state_parse(line, &back) == 0 && back.cookie == 0xdeadbeef01ULL && back.origin == ORIGIN_STICKY);
 	CHECK(state_parse("8 2 sticky g 1000\n", &back) == 0 && back.cookie == 0);
 	CHECK(state_parse("8 2 sticky g 1000 xyz\n", &back) == -EBADMSG);
-	CHECK(state_parse("8 2 sticky g 1000 1 2\n", &back) == -EBADMSG);
+	CHECK(state_parse("8 2 sticky g 1000 1 2 3\n", &back) == -EBADMSG);
+
+	/* Who placed it comes seventh, so that a user's own placement stays
+	 * theirs to change after a restart. */
+	struct state_entry mine = entry(9, 3, ORIGIN_RUN, "g", ""), got;
+
+	mine.placer = 1000;
+	CHECK(state_format(&mine, line, sizeof(line)) > 0);
+	CHECK_STREQ(line, "9 3 run g - 0 1000\n");
+	CHECK(state_parse(line, &got) == 0 && got.placer == 1000 && got.cookie == 0);
+	CHECK(state_parse("9 3 run g - 0 x\n", &got) == -EBADMSG);
 }
 
 static void test_format_refuses(void)

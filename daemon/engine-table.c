@@ -371,7 +371,6 @@ int table_upsert(struct engine *e, const struct procinfo *pi, struct task **ret,
 		changed = true;
 	t->uid = pi->uid;
 	t->gid = pi->gid;
-	t->threaded = pi->threads > 1 || (t->threaded && !changed);
 	t->stale = false;
 	t->leader_gone = pi->state == 'Z' || pi->state == 'X';
 	snprintf(t->comm, sizeof(t->comm), "%s", pi->comm);

@@ -442,8 +442,6 @@ static void on_thread(struct engine *e, const struct procmon_event *ev)
 	struct task *t = engine_task(e, ev->tgid);
 	sc_cookie c;
 
-	if (t)
-		t->threaded = true;
 	if (!t || !t->key || t->origin == ORIGIN_FOREIGN || e->smt_off)
 		return;
 	if (SYS(e, cookie_get, ev->pid, &c) == 0 && c != t->key->cookie && t->key->cookie != 0) {

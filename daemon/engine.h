@@ -58,7 +58,6 @@ struct task {
 	bool unsettled;      /* the last evaluation failed: the next scan retries */
 	bool recorded;       /* in the state file: its exit changes the file */
 	bool leader_gone;    /* its main thread exited; the process lives on */
-	bool threaded;       /* has had more than one thread since its exec */
 	uid_t placer;        /* explicit placements: the uid that asked (0: root) */
 	char *want;          /* "group/name" of an explicit placement not yet applied (restore) */
 	uint64_t placed_ns;  /* when a request placed or cleared it: older events do not undo that */

@@ -79,7 +79,7 @@ static const char *stat_field(const char *after_comm, int n)
 int procinfo_parse_stat(const char *text, struct procinfo *ret)
 {
 	const char *open, *close, *f;
-	uint64_t pid, ppid, flags, start, threads;
+	uint64_t pid, ppid, flags, start;
 	size_t len;
 
 	/* "PID (COMM) S PPID ...": the comm is whatever the task named itself,
@@ -99,15 +99,11 @@ int procinfo_parse_stat(const char *text, struct procinfo *ret)
 	f = stat_field(close + 1, 9);
 	if (!f || !parse_token(f, UINT32_MAX, &flags))
 		return -EBADMSG;
-	f = stat_field(close + 1, 20);
-	if (!f || !parse_token(f, INT_MAX, &threads))
-		return -EBADMSG;
 	f = stat_field(close + 1, 22);
 	if (!f || !parse_token(f, UINT64_MAX, &start))
 		return -EBADMSG;
 
 	ret->pid = (pid_t)pid;
-	ret->threads = (unsigned)threads;
 	ret->state = stat_field(close + 1, 3)[0];
 	ret->ppid = (pid_t)ppid;
 	ret->start_time = start;

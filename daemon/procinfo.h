@@ -19,7 +19,6 @@ struct procinfo {
 	char exe[PROCINFO_PATH_MAX];    /* readlink of /proc/PID/exe; "" for kernel threads or when unreadable; " (deleted)" suffix stripped */
 	char cgroup[PROCINFO_PATH_MAX]; /* the "0::PATH" line of /proc/PID/cgroup */
 	int kernel_thread;    /* PF_KTHREAD set in stat flags (field 9), or ppid 2 / pid 2 */
-	unsigned threads;     /* num_threads (field 20) */
 	char state;           /* of the leader (field 3): 'Z' when it exited, even if threads run on */
 };
 
@@ -31,7 +30,7 @@ int procinfo_start_time(const char *proc_root, pid_t pid, uint64_t *ret);
 
 /* Pure parsers, fuzzed and unit-tested. Each returns -EBADMSG for text
  * that is not what the kernel writes and writes nothing then. */
-/* Sets pid, comm (cut to 15 bytes), state, ppid, threads, start_time and kernel_thread;
+/* Sets pid, comm (cut to 15 bytes), state, ppid, start_time and kernel_thread;
  * leaves the other fields alone. */
 int procinfo_parse_stat(const char *text, struct procinfo *ret);
 /* The real ids: the first number of the "Uid:" and "Gid:" lines. */

@@ -224,8 +224,6 @@ static int fk_read(void *u, pid_t pid, struct procinfo *ret)
 	snprintf(ret->comm, sizeof(ret->comm), "%s", p->comm);
 	snprintf(ret->exe, sizeof(ret->exe), "%s", p->exe);
 	snprintf(ret->cgroup, sizeof(ret->cgroup), "/user.slice");
-	for (int j = 0; j < MAX_THREADS; j++)
-		ret->threads += p->th[j].alive;
 	ret->state = p->th[0].alive ? 'S' : 'Z';
 	return 0;
 }
@@ -328,37 +326,34 @@ static int fk_cookie_get(void *u, pid_t tid, sc_cookie *ret)
 	return 0;
 }
 
-static void set_all(struct fproc *p, sc_cookie c)
+/* CREATE and SHARE_TO on a thread group: every thread gets cookie c (a
+ * fresh one when c is 0 and fresh is set). */
+static int set_all(pid_t pid, sc_cookie c, bool fresh)
 {
+	struct fproc *p = proc_of(pid);
+
+	if (!smt_on)
+		return -ENODEV;
+	if (!p)
+		return -ESRCH;
+	if (fresh)
+		c = next_cookie++;
 	for (int j = 0; j < MAX_THREADS; j++)
 		if (p->th[j].alive || j == 0)
 			p->th[j].cookie = c;
+	return 0;
 }
 
 static int fk_cookie_create(void *u, pid_t pid)
 {
-	struct fproc *p = proc_of(pid);
-
 	(void)u;
-	if (!smt_on)
-		return -ENODEV;
-	if (!p)
-		return -ESRCH;
-	set_all(p, next_cookie++);
-	return 0;
+	return set_all(pid, 0, true);
 }
 
 static int fk_cookie_assign(void *u, const struct holder *h, pid_t pid)
 {
-	struct fproc *p = proc_of(pid);
-
 	(void)u;
-	if (!smt_on)
-		return -ENODEV;
-	if (!p)
-		return -ESRCH;
-	set_all(p, h ? h->cookie : 0);
-	return 0;
+	return set_all(pid, h ? h->cookie : 0, false);
 }
 
 static int fk_holder_new(void *u, pid_t adopt, struct holder **ret)

@@ -26,7 +26,9 @@ case $(prop coreschedd StatusText) in
 *) fail status-text "StatusText is '$(prop coreschedd StatusText)'" ;;
 esac
 st() { sed -n "s/^$1:[[:space:]]*//p" /proc/$main/status; }
-expect confined "$(st CapEff) $(st CapBnd) $(st Seccomp) $(st NoNewPrivs)" "0000000000081000 0000000000081000 2 1"
+# CAP_NET_ADMIN served the subscription only: gone from the effective and
+# permitted sets once READY, and no warning that it could not be dropped.
+expect confined "$(st CapEff) $(st CapPrm) $(st CapBnd) $(st Seccomp) $(st NoNewPrivs)" "0000000000080000 0000000000080000 0000000000081000 2 1"
 expect schedstats-on "$(cat /proc/sys/kernel/sched_schedstats)" 1
 coresched status > /run/sd-status.txt 2>&1 && grep -q '^coreschedd: running' /run/sd-status.txt &&
 	pass cli-status || fail cli-status "$(head -n3 /run/sd-status.txt)"

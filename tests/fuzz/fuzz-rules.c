@@ -84,12 +84,13 @@ static void on_explain(void *userdata, const struct group *g, bool matched, cons
 	v->n++;
 }
 
-/* Whether key is cgroup cut at a '/' boundary (or whole). */
+/* Whether key is cgroup cut at a '/' boundary (or whole). "/" itself is
+ * the root cgroup's key: a slash-and-star MatchCgroup= matches it. */
 static bool is_cgroup_prefix(const char *key, const char *cgroup)
 {
 	size_t n = strlen(key);
 
-	return n > 1 && cgroup && key[0] == '/' && strncmp(key, cgroup, n) == 0 &&
+	return n > 0 && cgroup && key[0] == '/' && strncmp(key, cgroup, n) == 0 &&
 	       (cgroup[n] == '\0' || cgroup[n] == '/');
 }
 

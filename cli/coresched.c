@@ -30,7 +30,7 @@ static const struct cli_command commands[] = {
 	{ "assign", "-g GROUP PID...", cli_cmd_assign },
 	{ "reload", "", cli_cmd_reload },
 	{ "check-config", "[DIR]", cli_cmd_check_config },
-	{ "stats", "[-i SECONDS] [-c COUNT] [-J] [-n] [-r] [-o COLUMNS]", cli_cmd_stats },
+	{ "stats", "[-i SECONDS] [-c COUNT] [-u] [-J] [-n] [-r] [-o COLUMNS]", cli_cmd_stats },
 	{ "oci-hook", "[--timeout MS] [--fail-mode open|closed]", cli_cmd_oci_hook },
 };
 

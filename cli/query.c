@@ -65,6 +65,24 @@ static void status_counters(json_object *cnt)
 		printf("  %s: %" PRId64 "\n", key, json_object_get_int64(val));
 }
 
+/* Per group: CPU time run before the group's cookie came. */
+static void status_exposure(json_object *s)
+{
+	json_object *x = NULL;
+	size_t n;
+
+	if (!json_object_object_get_ex(s, "exposure", &x) || !(n = json_object_array_length(x)))
+		return;
+	printf("untagged before placement:\n");
+	for (size_t i = 0; i < n; i++) {
+		json_object *g = json_object_array_get_idx(x, i);
+
+		printf("  %s: %.6f s CPU in %lld placements\n", daemon_call_str(g, "group", "?"),
+		       (double)daemon_call_int(g, "untagged_cpu_ns", 0) / 1e9,
+		       daemon_call_int(g, "untagged_placements", 0));
+	}
+}
+
 static void status_print(json_object *s)
 {
 	json_object *src = NULL, *stats = NULL, *cnt = NULL;
@@ -98,6 +116,7 @@ static void status_print(json_object *s)
 		printf("counters:\n");
 		status_counters(cnt);
 	}
+	status_exposure(s);
 }
 
 int cli_cmd_status(int argc, char **argv)

@@ -22,6 +22,7 @@ struct stats_args {
 	struct table_opts o;
 	double interval;
 	long count; /* 0: one cumulative table */
+	bool untagged; /* the exposure per group instead */
 };
 
 enum { T_GROUP, T_KEY, T_TASKS, T_FORCED_IDLE, T_CPU, T_RATIO };
@@ -48,6 +49,15 @@ static const struct table_column sample_cols[] = {
 	[S_SEM_PCT] = { "SEM%", 0.05, SCOLS_FL_RIGHT, SCOLS_JSON_NUMBER, "SEM relative to MEAN" },
 };
 
+enum { U_GROUP, U_PLACEMENTS, U_CPU };
+static const struct table_column untagged_cols[] = {
+	[U_GROUP] = { "GROUP", 0.1, 0, 0, "group name" },
+	[U_PLACEMENTS] = { "PLACEMENTS", 0.1, SCOLS_FL_RIGHT, SCOLS_JSON_NUMBER,
+			   "processes given the group's cookie after they had run without it" },
+	[U_CPU] = { "UNTAGGED-CPU", 0.1, SCOLS_FL_RIGHT, SCOLS_JSON_NUMBER,
+		    "CPU seconds they had run so, since their exec or fork" },
+};
+
 static int parse_number(const char *s, double min, double max, double *ret)
 {
 	char *end;
@@ -67,6 +77,7 @@ static int stats_parse(int argc, char **argv, struct stats_args *a)
 		TABLE_LONGOPTS,
 		{ "interval", required_argument, NULL, 'i' },
 		{ "count", required_argument, NULL, 'c' },
+		{ "untagged", no_argument, NULL, 'u' },
 		{ "help", no_argument, NULL, 'h' },
 		{}
 	};
@@ -75,24 +86,30 @@ static int stats_parse(int argc, char **argv, struct stats_args *a)
 
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+:" TABLE_SHORTOPTS "i:c:h", opts, NULL)) >= 0) {
+	while ((c = getopt_long(argc, argv, "+:" TABLE_SHORTOPTS "i:c:uh", opts, NULL)) >= 0) {
 		if (c == 'i' && parse_number(optarg, 0.001, 86400, &a->interval) < 0)
 			return cli_usage_error("invalid interval: '%s'", optarg);
 		if (c == 'c' && (parse_number(optarg, 1, MAX_COUNT, &v) < 0 || v != (long)v))
 			return cli_usage_error("invalid count: '%s'", optarg);
 		if (c == 'c')
 			a->count = (long)v;
+		if (c == 'u')
+			a->untagged = true;
 		if (c == 'h') {
 			cli_command_usage("stats");
 			table_help(total_cols, ARRAY_SIZE(total_cols));
 			printf("\nWith --count:\n");
 			table_help(sample_cols, ARRAY_SIZE(sample_cols));
+			printf("\nWith --untagged:\n");
+			table_help(untagged_cols, ARRAY_SIZE(untagged_cols));
 			return -1;
 		}
 		if (c == '?' || c == ':')
 			return cli_getopt_error(c, argv);
 		table_opt(&a->o, c, optarg);
 	}
+	if (a->untagged && a->count)
+		return cli_usage_error("--untagged takes no --count");
 	return optind < argc ? cli_usage_error("unexpected argument '%s'", argv[optind]) : 0;
 }
 
@@ -243,6 +260,38 @@ static int take_samples(const struct stats_args *a, json_object **samples)
 	return 0;
 }
 
+/* The exposure per group, from Status: it needs no forced-idle accounting. */
+static int print_untagged(struct stats_args *a)
+{
+	json_object *reply = NULL, *x = NULL;
+	struct table *t;
+	int r = table_new("stats", untagged_cols, ARRAY_SIZE(untagged_cols), "GROUP,PLACEMENTS,UNTAGGED-CPU", &a->o,
+			  &t);
+
+	if (r)
+		return r;
+	r = daemon_call("io.coresched.Status", NULL, &reply);
+	if (r) {
+		table_free(t);
+		return r;
+	}
+	json_object_object_get_ex(reply, "exposure", &x);
+	for (size_t i = 0; i < json_object_array_length(x) && r >= 0; i++) {
+		json_object *g = json_object_array_get_idx(x, i);
+		char n[32], cpu[32];
+		const char *v[ARRAY_SIZE(untagged_cols)] = {};
+
+		snprintf(n, sizeof(n), "%lld", daemon_call_int(g, "untagged_placements", 0));
+		snprintf(cpu, sizeof(cpu), "%.6f", ns_to_s(daemon_call_int(g, "untagged_cpu_ns", 0)));
+		v[U_GROUP] = daemon_call_str(g, "group", NULL);
+		v[U_PLACEMENTS] = n;
+		v[U_CPU] = cpu;
+		r = table_add(t, v);
+	}
+	json_object_put(reply);
+	return table_print_free(t);
+}
+
 int cli_cmd_stats(int argc, char **argv)
 {
 	struct stats_args a = { .interval = 1 };
@@ -252,6 +301,8 @@ int cli_cmd_stats(int argc, char **argv)
 
 	if (r)
 		return r < 0 ? 0 : r;
+	if (a.untagged)
+		return print_untagged(&a);
 	if (a.count == 0)
 		r = table_new("stats", total_cols, ARRAY_SIZE(total_cols), "GROUP,KEY,TASKS,FORCED-IDLE,CPU,RATIO",
 			      &a.o, &t);

@@ -53,10 +53,22 @@ struct engine {
 	struct grave graves[ENGINE_GRAVES];
 	unsigned next_grave;
 	uint64_t ticks;
+	struct hashmap *exposure; /* group name -> untagged CPU time (engine-exposure.c) */
 };
 
 #define SYS(e, fn, ...) ((e)->sys->fn((e)->sys->userdata, ##__VA_ARGS__))
 
+
+/* ---- engine-exposure.c: CPU time run before the group's cookie ---- */
+#define EXPOSURE_NONE UINT64_MAX
+/* t is about to get k's cookie: t's CPU time so far when the cookie the
+ * kernel last gave for it is none of k's group's and t was not counted
+ * since its exec; EXPOSURE_NONE when there is nothing to count. */
+uint64_t exposure_before(struct engine *e, const struct task *t, const struct key *k);
+/* t has k's cookie now, by the kernel's word: count what exposure_before() read. */
+void exposure_count(struct engine *e, struct task *t, const struct key *k, uint64_t ns);
+void exposure_prune(struct engine *e);
+void exposure_free(struct engine *e);
 
 /* ---- engine-table.c: the task table; nothing else changes it ---- */
 /* Insert or refresh the process pi describes; a reused pid drops the old

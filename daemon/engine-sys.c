@@ -148,6 +148,47 @@ static sc_cookie l_holder_cookie(void *u, const struct holder *h)
 	return holder_cookie(h);
 }
 
+struct cpu_walk {
+	const char *root;
+	pid_t pid;
+	uint64_t ns;
+	int n;
+};
+
+static int add_thread_cpu(void *userdata, pid_t tid)
+{
+	struct cpu_walk *w = userdata;
+	char path[PROCINFO_PATH_MAX];
+	unsigned long long ns;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%d/task/%d/schedstat", w->root, w->pid, tid);
+	f = fopen(path, "re");
+	if (!f)
+		return 0; /* the thread exited meanwhile */
+	if (fscanf(f, "%llu", &ns) == 1) {
+		w->ns += ns;
+		w->n++;
+	}
+	fclose(f);
+	return 0;
+}
+
+/* The sum over pid's threads of /proc/PID/task/TID/schedstat's first
+ * field: time on a CPU in ns (CONFIG_SCHED_INFO). */
+static int l_cpu_ns(void *u, pid_t pid, uint64_t *ret)
+{
+	struct cpu_walk w = { root_of(u), pid, 0, 0 };
+	int r = l_for_each_thread(u, pid, add_thread_cpu, &w);
+
+	if (r < 0)
+		return r;
+	if (w.n == 0)
+		return -ENOENT;
+	*ret = w.ns;
+	return 0;
+}
+
 static int read_flag(const char *path, const char *yes)
 {
 	char buf[32] = "";
@@ -196,7 +237,8 @@ struct engine_sys *engine_sys_linux_new(const char *proc_root)
 		.pidfd_open = l_pidfd_open, .pidfd_alive = l_pidfd_alive, .pidfd_close = l_pidfd_close,
 		.cookie_get = l_cookie_get, .cookie_create = l_cookie_create, .cookie_assign = l_cookie_assign,
 		.holder_new = l_holder_new, .holder_free = l_holder_free, .holder_cookie = l_holder_cookie,
-		.smt_active = l_smt_active, .sched_ext_enabled = l_sched_ext_enabled, .now_ns = l_now_ns,
+		.smt_active = l_smt_active, .sched_ext_enabled = l_sched_ext_enabled, .cpu_ns = l_cpu_ns,
+		.now_ns = l_now_ns,
 		.userdata = s,
 	};
 	return &s->ops;

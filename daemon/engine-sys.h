@@ -42,6 +42,8 @@ struct engine_sys {
 	int (*smt_active)(void *u);
 	/* 1 when a sched_ext scheduler is loaded, 0 when not. */
 	int (*sched_ext_enabled)(void *u);
+	/* CPU time pid's threads ran, in ns (schedstat's sum_exec_runtime). */
+	int (*cpu_ns)(void *u, pid_t pid, uint64_t *ret);
 	/* CLOCK_MONOTONIC in ns: the proc connector's event timestamps. */
 	uint64_t (*now_ns)(void *u);
 	void *userdata;

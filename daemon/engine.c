@@ -94,6 +94,7 @@ int engine_ensure(struct engine *e, struct task *t, bool repair)
 	bool first = k && k->per == PER_PROCESS && !k->trusted && k->cookie == 0;
 	sc_cookie want = k ? k->cookie : 0;
 	char rule[ENGINE_RULE_MAX];
+	uint64_t exposed;
 	int r;
 
 	if (t->origin == ORIGIN_FOREIGN)
@@ -104,6 +105,7 @@ int engine_ensure(struct engine *e, struct task *t, bool repair)
 	}
 	if (!smt_usable(e))
 		return -ENODEV;
+	exposed = exposure_before(e, t, k);
 	r = apply(e, t, k);
 	if (r < 0) {
 		note_failure(e, t, r, k ? "assign a cookie" : "clear the cookie");
@@ -126,6 +128,7 @@ int engine_ensure(struct engine *e, struct task *t, bool repair)
 	}
 	if (k)
 		k->assignments++;
+	exposure_count(e, t, k, exposed);
 	t->released = false;
 	e->c.assignments++;
 	if (repair)
@@ -398,8 +401,10 @@ static int handle_process(struct engine *e, pid_t pid, bool new_program)
 		 * from its parent, as for a fork, then the rules. */
 		if (r > 0)
 			engine_judge_child(e, t, engine_task(e, pi.ppid), &pi, 0);
-		if (r >= 0 && new_program)
+		if (r >= 0 && new_program) {
 			t->cleared = false; /* a new program or user: the rules again */
+			t->exposure_counted = false;
+		}
 		if (r >= 0)
 			(void)engine_evaluate(e, t, false);
 		if (!SYS(e, pidfd_alive, fd) && (t = engine_task(e, pid)))
@@ -550,6 +555,7 @@ struct conf *engine_set_conf(struct engine *e, struct conf *c)
 		return NULL;
 	table_detach_stale(e);
 	(void)engine_scan_all(e);
+	exposure_prune(e);
 	return old;
 }
 
@@ -734,6 +740,7 @@ struct engine *engine_free(struct engine *e)
 	hashmap_free(e->tasks);
 	hashmap_free(e->keys);
 	hashmap_free(e->by_cookie);
+	exposure_free(e);
 	conf_free(e->conf);
 	free(e->state_path);
 	engine_sys_linux_free(e->own_sys);

@@ -66,13 +66,18 @@ struct task {
 	bool released;       /* let go of by its key: its cookie is to be cleared, not inferred from */
 	bool prev_cleared;   /* it was cleared before the last request */
 	bool stale;          /* an exec or uid change of it came too late to read: the table is out of date */
+	bool exposure_counted; /* its CPU time before its group's cookie is counted (until its next exec) */
 };
 
 struct engine_counters {
 	uint64_t events, execs, forks, exits, lost, resyncs, reconciles;
 	uint64_t assignments, repairs, errors, vanished, foreign;
 	uint64_t keys_created, keys_released;
+	/* Placements of processes that had run without their group's cookie
+	 * since their exec, and the CPU time they ran so (engine-exposure.c). */
+	uint64_t untagged_placements, untagged_cpu_ns;
 };
+
 
 struct engine;
 
@@ -136,6 +141,15 @@ int engine_set_state_file(struct engine *e, const char *path);
 void engine_state_flush(struct engine *e);
 
 const struct engine_counters *engine_counters(const struct engine *e);
+/* One group's exposure: what untagged_* count, for that group. */
+struct engine_exposure {
+	const char *group; /* valid until the next event or reload */
+	uint64_t cpu_ns;
+	uint64_t placements;
+};
+/* Up to max groups that had any, sorted by name; returns how many. */
+size_t engine_exposures(const struct engine *e, struct engine_exposure *out, size_t max);
+size_t engine_n_exposures(const struct engine *e);
 bool engine_smt_off(const struct engine *e);
 size_t engine_n_tasks(const struct engine *e);
 size_t engine_n_keys(const struct engine *e);

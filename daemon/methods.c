@@ -202,6 +202,27 @@ static json_object *stats_view(struct daemon *d, const struct control_caller *c)
 	return o;
 }
 
+/* Per group: what each group's members ran without its cookie. Group
+ * totals mix every user's processes: for the privileged only. */
+static json_object *exposure_view(struct daemon *d, const struct control_caller *c)
+{
+	json_object *arr = json_object_new_array();
+	size_t n = c->privileged ? engine_n_exposures(d->engine) : 0;
+	struct engine_exposure *x = n ? calloc(n, sizeof(*x)) : NULL;
+
+	n = x ? engine_exposures(d->engine, x, n) : 0;
+	for (size_t i = 0; arr && i < n; i++) {
+		json_object *o = json_object_new_object();
+
+		json_object_object_add(o, "group", jstr(x[i].group));
+		json_object_object_add(o, "untagged_placements", json_object_new_int64((int64_t)x[i].placements));
+		json_object_object_add(o, "untagged_cpu_ns", json_object_new_int64((int64_t)x[i].cpu_ns));
+		json_object_array_add(arr, o);
+	}
+	free(x);
+	return arr;
+}
+
 static int m_status(void *u, const struct control_caller *c, json_object *p, json_object **ret,
 		    struct control_error *err)
 {
@@ -238,8 +259,10 @@ static int m_status(void *u, const struct control_caller *c, json_object *p, jso
 #define C(f) json_object_object_add(cnt, #f, json_object_new_int64((int64_t)n->f))
 	C(events); C(execs); C(forks); C(exits); C(lost); C(resyncs); C(reconciles);
 	C(assignments); C(repairs); C(errors); C(vanished); C(foreign); C(keys_created); C(keys_released);
+	C(untagged_placements); C(untagged_cpu_ns);
 #undef C
 	json_object_object_add(o, "counters", cnt);
+	json_object_object_add(o, "exposure", exposure_view(d, c));
 	if (d->stats)
 		json_object_object_add(o, "stats", stats_view(d, c));
 	*ret = o;

@@ -259,6 +259,29 @@ static int add_group_series(struct fi_metrics *m, const struct stats_group *g)
 			      "counter", (const char *[]){ "group", g->name, NULL }, (double)g->assignments);
 }
 
+/* What each group's members ran before they had its cookie. */
+static int add_exposure_series(struct stats *s, struct fi_metrics *m)
+{
+	size_t n = engine_n_exposures(s->engine);
+	struct engine_exposure *x = n ? calloc(n, sizeof(*x)) : NULL;
+	int r = n && !x ? -ENOMEM : 0;
+
+	n = x ? engine_exposures(s->engine, x, n) : 0;
+	for (size_t i = 0; r >= 0 && i < n; i++) {
+		const char *labels[] = { "group", x[i].group, NULL };
+
+		r = fi_metrics_add(m, "coresched_untagged_cpu_seconds_total",
+				   "CPU time processes ran without this group's cookie before the daemon gave it.",
+				   "counter", labels, (double)x[i].cpu_ns / NS_PER_SEC);
+		if (r >= 0)
+			r = fi_metrics_add(m, "coresched_untagged_placements_total",
+					   "Processes given this group's cookie after they had run without it.", "counter",
+					   labels, (double)x[i].placements);
+	}
+	free(x);
+	return r;
+}
+
 static int add_daemon_series(struct stats *s, struct fi_metrics *m)
 {
 	const struct engine_counters *c = engine_counters(s->engine);
@@ -292,6 +315,8 @@ static int metrics_build(struct stats *s, struct fi_metrics *m)
 		r = add_key_series(m, accs[i]);
 	for (size_t i = 0; r >= 0 && i < ng; i++)
 		r = add_group_series(m, groups[i]);
+	if (r >= 0)
+		r = add_exposure_series(s, m);
 	if (r >= 0)
 		r = add_daemon_series(s, m);
 	free(accs);

@@ -98,6 +98,7 @@ struct fproc {
 	bool fork_pending;       /* its own fork event not yet delivered */
 	unsigned changed_tick;   /* the tick of its last fork, exec or uid change */
 	unsigned parent_requests; /* requests on its parent since its fork, before the fork was taken */
+	uint64_t cpu_ns;  /* what schedstat would say: the scenario tests set it */
 };
 
 /* The daemon writes children and sticky members to its state file once a
@@ -417,13 +418,25 @@ static uint64_t fk_now(void *u)
 	return ++vclock_ns;
 }
 
+static int fk_cpu_ns(void *u, pid_t pid, uint64_t *ret)
+{
+	struct fproc *p = proc_of(pid);
+
+	(void)u;
+	if (!p)
+		return -ESRCH;
+	*ret = p->cpu_ns;
+	return 0;
+}
+
 static const struct engine_sys fake = {
 	.read = fk_read, .start_time = fk_start_time, .for_each_pid = fk_for_each_pid,
 	.for_each_thread = fk_for_each_thread, .process_alive = fk_process_alive,
 	.pidfd_open = fk_pidfd_open, .pidfd_alive = fk_pidfd_alive, .pidfd_close = fk_pidfd_close,
 	.cookie_get = fk_cookie_get, .cookie_create = fk_cookie_create, .cookie_assign = fk_cookie_assign,
 	.holder_new = fk_holder_new, .holder_free = fk_holder_free, .holder_cookie = fk_holder_cookie,
-	.smt_active = fk_smt_active, .sched_ext_enabled = fk_sched_ext, .now_ns = fk_now,
+	.smt_active = fk_smt_active, .sched_ext_enabled = fk_sched_ext, .cpu_ns = fk_cpu_ns,
+	.now_ns = fk_now,
 };
 
 /* ---- policy: the configurations the reloads switch between ---- */
@@ -1242,6 +1255,66 @@ static void test_unmatched_keep(void)
 	e = engine_free(e);
 }
 
+static uint64_t exposure_of(const char *group, uint64_t *ret_placements)
+{
+	struct engine_exposure x[8];
+	size_t n = engine_exposures(e, x, 8);
+
+	for (size_t i = 0; i < n; i++)
+		if (strcmp(x[i].group, group) == 0) {
+			*ret_placements = x[i].placements;
+			return x[i].cpu_ns;
+		}
+	*ret_placements = 0;
+	return 0;
+}
+
+/* Exposure: a process placed after it ran untagged adds the CPU time it
+ * had then, once per exec; a fork child the kernel already gave the
+ * group's cookie adds nothing, one it gave 0 adds its own. */
+static void test_exposure(void)
+{
+	struct fproc *w, *c;
+	uint64_t n;
+
+	e = scenario("[Group web]\nMatchExe=/usr/bin/web\n[Group db]\nMatchExe=/usr/bin/db\n");
+	if (!e)
+		return;
+	op_fork(&procs[0]);
+	w = proc_of(next_pid == PID_MIN ? PID_MIN + PID_RANGE - 1 : next_pid - 1);
+	CHECK(w != NULL);
+	if (!w)
+		return;
+	w->cpu_ns = 3000000;
+	exec_as(w, "/usr/bin/web");
+	deliver(n_events);
+	CHECK(cookie_of(w) != 0);
+	CHECK(exposure_of("web", &n) == 3000000 && n == 1);
+	w->cpu_ns = 9000000; /* placed already: more CPU is not exposure */
+	engine_scan(e, false, true);
+	CHECK(exposure_of("web", &n) == 3000000 && n == 1);
+	op_fork(w); /* the kernel copies the parent's cookie */
+	c = proc_of(next_pid == PID_MIN ? PID_MIN + PID_RANGE - 1 : next_pid - 1);
+	CHECK(c && cookie_of(c) == cookie_of(w));
+	if (c)
+		c->cpu_ns = 500000;
+	deliver(n_events);
+	CHECK(exposure_of("web", &n) == 3000000 && n == 1);
+	if (c) { /* into another group by exec: it ran with web's cookie */
+		exec_as(c, "/usr/bin/db");
+		deliver(n_events);
+		CHECK(cookie_of(c) != 0 && cookie_of(c) != cookie_of(w));
+		CHECK(exposure_of("db", &n) == 500000 && n == 1);
+	}
+	CHECK(engine_counters(e)->untagged_placements == 2);
+	CHECK(engine_counters(e)->untagged_cpu_ns == 3500000);
+	/* a reload that drops the group drops its counter */
+	engine_set_conf(e, load_text("[Group db]\nMatchExe=/usr/bin/db\n"));
+	CHECK(exposure_of("web", &n) == 0 && n == 0);
+	CHECK(exposure_of("db", &n) == 500000);
+	e = engine_free(e);
+}
+
 /* A sched_ext scheduler: no cookie is given while it is loaded (unless
  * AllowSchedExt=yes); within a tick of its going, the process is placed. */
 static void test_sched_ext(void)
@@ -1305,6 +1378,7 @@ int main(void)
 	RUN(test_unmatched_keep);
 	RUN(test_unmatched_clear);
 	RUN(test_sched_ext);
+	RUN(test_exposure);
 	RUN(test_model);
 	UNIT_EXIT();
 }

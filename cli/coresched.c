@@ -19,9 +19,9 @@ bool cli_verbose;
 
 static const struct cli_command commands[] = {
 	{ "get", "[-s PID]... [PID...]", cli_cmd_get },
-	{ "new", "[-t TYPE] [--lock] (-d PID | -- COMMAND [ARG...])", cli_cmd_new },
-	{ "copy", "[-s PID] [-t TYPE] [--lock] (-d PID | -- COMMAND [ARG...])", cli_cmd_copy },
-	{ "run", "[--new] [-t TYPE] [-g GROUP] [--lock] -- COMMAND [ARG...]", cli_cmd_run },
+	{ "new", "[-t TYPE] [--lock] (-d PID | [--] COMMAND [ARG...])", cli_cmd_new },
+	{ "copy", "[-s PID] [-t TYPE] [--lock] (-d PID | [--] COMMAND [ARG...])", cli_cmd_copy },
+	{ "run", "[--new] [-t TYPE] [-g GROUP] [--lock] [--] COMMAND [ARG...]", cli_cmd_run },
 	{ "clear", "[-t TYPE] PID...", cli_cmd_clear_any },
 	{ "status", "[-J]", cli_cmd_status },
 	{ "list", "[-J] [-n] [-r] [-o COLUMNS]", cli_cmd_list },
@@ -39,7 +39,8 @@ static void usage(FILE *f)
 	fprintf(f, "Usage:\n");
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
 		fprintf(f, " coresched %s %s\n", commands[i].name, commands[i].usage);
-	fprintf(f, "\nManage core scheduling cookies for tasks.\n\n"
+	fprintf(f, "\nManage core scheduling cookies for tasks. Options may also come before\n"
+		   "the function, as in util-linux: coresched -v new -d PID.\n\n"
 		   "Functions:\n"
 		   " get     print the cookie of PID (default: coresched itself)\n"
 		   " new     give PID, or COMMAND, a new cookie\n"

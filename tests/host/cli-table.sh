@@ -67,6 +67,8 @@ if command -v script >/dev/null && script -qc true /dev/null >/dev/null 2>&1; th
 	too_wide=$(printf '%s\n' "$out" | awk 'length($0) > 90' | wc -l)
 	if [ "$too_wide" = 0 ]; then echo "PASS: $T/list-terminal-fits"; else
 		echo "FAIL: $T/list-terminal-fits: $too_wide lines wider than 90 columns: $out"; fi
+	out=$(script -qc "stty cols 40 rows 24; $cs list -r" /dev/null </dev/null | tr -d '\r')
+	rows list-terminal-raw-whole "$out" 3 "^web 1000 3 0x1234 user false $long\$" '^db '
 	out=$(script -qc "stty cols 100 rows 24; $cs ps -o +EXE,CGROUP" /dev/null </dev/null | tr -d '\r')
 	rows ps-terminal-one-line-per-row "$out" 3 '^ +7 ' '^ +42 +tester +tenant-web +web '
 else

@@ -19,9 +19,9 @@ bool cli_verbose;
 
 static const struct cli_command commands[] = {
 	{ "get", "[-s PID]... [PID...]", cli_cmd_get },
-	{ "new", "[-t TYPE] [--lock] (-d PID | -- COMMAND [ARG...])", cli_cmd_new },
-	{ "copy", "[-s PID] [-t TYPE] [--lock] (-d PID | -- COMMAND [ARG...])", cli_cmd_copy },
-	{ "run", "[--new] [-t TYPE] [-g GROUP] [--lock] -- COMMAND [ARG...]", cli_cmd_run },
+	{ "new", "[-t TYPE] [--lock] (-d PID | [--] COMMAND [ARG...])", cli_cmd_new },
+	{ "copy", "[-s PID] [-t TYPE] [--lock] (-d PID | [--] COMMAND [ARG...])", cli_cmd_copy },
+	{ "run", "[--new] [-t TYPE] [-g GROUP] [--lock] [--] COMMAND [ARG...]", cli_cmd_run },
 	{ "clear", "[-t TYPE] PID...", cli_cmd_clear_any },
 	{ "status", "[-J]", cli_cmd_status },
 	{ "list", "[-J] [-n] [-r] [-o COLUMNS]", cli_cmd_list },
@@ -39,7 +39,8 @@ static void usage(FILE *f)
 	fprintf(f, "Usage:\n");
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
 		fprintf(f, " coresched %s %s\n", commands[i].name, commands[i].usage);
-	fprintf(f, "\nManage core scheduling cookies for tasks.\n\n"
+	fprintf(f, "\nManage core scheduling cookies for tasks. Options may also come before\n"
+		   "the function, as in util-linux: coresched -v new -d PID.\n\n"
 		   "Functions:\n"
 		   " get     print the cookie of PID (default: coresched itself)\n"
 		   " new     give PID, or COMMAND, a new cookie\n"
@@ -151,23 +152,91 @@ int cli_exec(char **argv)
 	return errno == ENOENT ? EXIT_EXEC_NOT_FOUND : EXIT_EXEC_FAILED;
 }
 
-int main(int argc, char **argv)
+/* Options that take a value, in any function: to find the function
+ * behind options given before it. */
+static bool takes_value(const char *opt)
 {
-	const char *name = argc > 1 ? argv[1] : "get";
+	static const char *const longs[] = { "source", "dest", "dest-type", "group", "user", "interval",
+					     "count", "output", "timeout", "fail-mode" };
 
-	if (strcmp(name, "-h") == 0 || strcmp(name, "--help") == 0) {
-		usage(stdout);
-		return 0;
+	if (opt[1] != '-') {
+		/* -vd PID: the first letter that takes a value ends the cluster */
+		for (const char *p = opt + 1; *p; p++)
+			if (strchr("sdtguico", *p))
+				return p[1] == '\0';
+		return false;
 	}
-	if (strcmp(name, "-V") == 0 || strcmp(name, "--version") == 0) {
-		printf("coresched %s\n", VERSION);
-		return 0;
+	if (strchr(opt, '='))
+		return false;
+	for (size_t i = 0; i < sizeof(longs) / sizeof(longs[0]); i++)
+		if (strcmp(opt + 2, longs[i]) == 0)
+			return true;
+	return false;
+}
+
+/* The index of the first argument that is neither an option nor an
+ * option's value, before any "--"; 0 if there is none. */
+static int find_function(int argc, char **argv)
+{
+	for (int i = 1; i < argc; i++) {
+		if (strcmp(argv[i], "--") == 0)
+			return 0;
+		if (argv[i][0] != '-' || argv[i][1] == '\0')
+			return i;
+		if (takes_value(argv[i]))
+			i++;
 	}
-	/* As util-linux: no function, or an option first, means get. */
-	if (argc < 2 || name[0] == '-')
-		return cli_cmd_get(argc, argv);
+	return 0;
+}
+
+static const struct cli_command *find_command(const char *name)
+{
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
 		if (strcmp(name, commands[i].name) == 0)
-			return commands[i].exec(argc - 1, argv + 1);
-	return cli_usage_error("unknown function '%s'", name);
+			return &commands[i];
+	return NULL;
+}
+
+static bool wants(int argc, char **argv, const char *s, const char *l)
+{
+	for (int i = 1; i < argc && strcmp(argv[i], "--") != 0; i++)
+		if (strcmp(argv[i], s) == 0 || strcmp(argv[i], l) == 0)
+			return true;
+	return false;
+}
+
+int main(int argc, char **argv)
+{
+	const struct cli_command *cmd;
+	int at = find_function(argc, argv);
+	char *name;
+
+	/* util-linux's coresched lets getopt permute its arguments, so
+	 * options may come before the function: "coresched -v new -d PID".
+	 * Move the function in front of them; its own parser then sees
+	 * "new -v -d PID". No function at all means get, as there. */
+	if (at == 0) {
+		if (wants(argc, argv, "-h", "--help")) {
+			usage(stdout);
+			return 0;
+		}
+		if (wants(argc, argv, "-V", "--version")) {
+			printf("coresched %s\n", VERSION);
+			return 0;
+		}
+		return cli_cmd_get(argc, argv);
+	}
+	name = argv[at];
+	cmd = find_command(name);
+	if (!cmd) {
+		pid_t pid;
+
+		/* "coresched -s PID PID..." is get with more PIDs */
+		if (at > 1 && cli_parse_pid(name, &pid) == 0)
+			return cli_cmd_get(argc, argv);
+		return cli_usage_error("unknown function '%s'", name);
+	}
+	memmove(argv + 2, argv + 1, (size_t)(at - 1) * sizeof(*argv));
+	argv[1] = name;
+	return cmd->exec(argc - 1, argv + 1);
 }

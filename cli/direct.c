@@ -13,6 +13,7 @@
 #define MAX_PIDS 1024
 
 struct direct_args {
+	const char *name;     /* the function */
 	pid_t src;
 	bool has_src;
 	pid_t dest;
@@ -58,7 +59,7 @@ static int parse_one(struct direct_args *a, int c, const char *arg)
 	case 'L': a->lock = true; return 0;
 	case 'v': cli_verbose = true; return 0;
 	case 'h':
-		printf("Usage: see 'coresched --help' or coresched(1).\n");
+		cli_command_usage(a->name);
 		exit(0);
 	case 'V':
 		printf("coresched %s\n", VERSION);
@@ -66,6 +67,13 @@ static int parse_one(struct direct_args *a, int c, const char *arg)
 	default:
 		return cli_usage_error("bad option");
 	}
+}
+
+/* util-linux's new and copy run what follows their options, "--" or not;
+ * so does run. */
+static bool takes_command(const char *name)
+{
+	return strcmp(name, "new") == 0 || strcmp(name, "copy") == 0 || strcmp(name, "run") == 0;
 }
 
 static int parse_args(int argc, char **argv, struct direct_args *a)
@@ -83,7 +91,7 @@ static int parse_args(int argc, char **argv, struct direct_args *a)
 	};
 	int c, r;
 
-	*a = (struct direct_args){ .type = SC_SCOPE_THREAD_GROUP };
+	*a = (struct direct_args){ .type = SC_SCOPE_THREAD_GROUP, .name = argv[0] };
 	optind = 1;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "+s:d:t:vhV", opts, NULL)) >= 0) {
@@ -98,6 +106,10 @@ static int parse_args(int argc, char **argv, struct direct_args *a)
 	if (optind > 1 && strcmp(argv[optind - 1], "--") == 0) {
 		if (optind >= argc)
 			return cli_usage_error("no command after '--'");
+		a->exec_argv = argv + optind;
+		return 0;
+	}
+	if (optind < argc && takes_command(argv[0])) {
 		a->exec_argv = argv + optind;
 		return 0;
 	}
@@ -117,6 +129,16 @@ static void report(pid_t pid)
 
 	if (cli_verbose && sc_get(pid, &c) == 0)
 		fprintf(stderr, "coresched: set cookie of PID %d to 0x%llx\n", pid, (unsigned long long)c);
+}
+
+/* As util-linux's copy -v: the cookie as read back from the source. */
+static void report_copy(pid_t src, pid_t dest)
+{
+	sc_cookie c;
+
+	if (cli_verbose && sc_get(src, &c) == 0)
+		fprintf(stderr, "coresched: copied cookie 0x%llx from PID %d to PID %d\n", (unsigned long long)c,
+			src, dest);
 }
 
 int cli_cmd_get(int argc, char **argv)
@@ -257,12 +279,14 @@ int cli_cmd_copy(int argc, char **argv)
 		if (r < 0)
 			return cli_error(r, "cannot copy the cookie of PID %d", a.src);
 	}
-	if (a.exec_argv)
+	if (a.exec_argv) {
+		report(a.has_src ? a.src : getpid());
 		return a.lock ? lock_and_exec(a.exec_argv) : cli_exec(a.exec_argv);
+	}
 	r = sc_share_to(a.dest, a.type);
 	if (r < 0)
 		return cli_error(r, "cannot set the cookie of PID %d", a.dest);
-	report(a.dest);
+	report_copy(a.has_src ? a.src : getpid(), a.dest);
 	return 0;
 }
 

@@ -145,12 +145,12 @@ int cli_cmd_status(int argc, char **argv)
 enum { L_GROUP, L_KEY, L_TASKS, L_COOKIE, L_PER, L_TRUSTED, L_SOURCE, L_ASSIGNMENTS };
 static const struct table_column list_cols[] = {
 	[L_GROUP] = { "GROUP", 0.1, 0, 0, "group name" },
-	[L_KEY] = { "KEY", 0.1, 0, 0, "instance: uid, cgroup or pid; empty for Per=group" },
+	[L_KEY] = { "KEY", 0.1, SCOLS_FL_TRUNC, 0, "instance: uid, cgroup or pid; empty for Per=group" },
 	[L_TASKS] = { "TASKS", 0.05, SCOLS_FL_RIGHT, SCOLS_JSON_NUMBER, "tasks carrying the cookie" },
 	[L_COOKIE] = { "COOKIE", 0.1, 0, 0, "the kernel's cookie" },
 	[L_PER] = { "PER", 0.05, 0, 0, "how members are split" },
 	[L_TRUSTED] = { "TRUSTED", 0.05, 0, SCOLS_JSON_BOOLEAN, "members run with cookie 0" },
-	[L_SOURCE] = { "SOURCE", 0.3, 0, 0, "file:line defining the group" },
+	[L_SOURCE] = { "SOURCE", 0.3, SCOLS_FL_TRUNC, 0, "file:line defining the group" },
 	[L_ASSIGNMENTS] = { "ASSIGNMENTS", 0.05, SCOLS_FL_RIGHT, SCOLS_JSON_NUMBER, "cookies given" },
 };
 
@@ -208,7 +208,7 @@ static const struct table_column ps_cols[] = {
 	[P_UID] = { "UID", 0.05, SCOLS_FL_RIGHT, SCOLS_JSON_NUMBER, "owner's uid" },
 	[P_COMM] = { "COMM", 0.1, 0, 0, "command name" },
 	[P_GROUP] = { "GROUP", 0.1, 0, 0, "the group it is in" },
-	[P_KEY] = { "KEY", 0.1, 0, 0, "the group's instance" },
+	[P_KEY] = { "KEY", 0.1, SCOLS_FL_TRUNC, 0, "the group's instance" },
 	[P_COOKIE] = { "COOKIE", 0.1, 0, 0, "cookie read back from the kernel" },
 	[P_ORIGIN] = { "ORIGIN", 0.08, 0, 0, "how it got its cookie" },
 	[P_EXE] = { "EXE", 0.3, SCOLS_FL_TRUNC, 0, "executable" },

@@ -28,7 +28,7 @@ struct stats_args {
 enum { T_GROUP, T_KEY, T_TASKS, T_FORCED_IDLE, T_CPU, T_RATIO };
 static const struct table_column total_cols[] = {
 	[T_GROUP] = { "GROUP", 0.1, 0, 0, "group name" },
-	[T_KEY] = { "KEY", 0.1, 0, 0, "the group's instance" },
+	[T_KEY] = { "KEY", 0.1, SCOLS_FL_TRUNC, 0, "the group's instance" },
 	[T_TASKS] = { "TASKS", 0.05, SCOLS_FL_RIGHT, SCOLS_JSON_NUMBER, "tasks now" },
 	[T_FORCED_IDLE] = { "FORCED-IDLE", 0.1, SCOLS_FL_RIGHT, SCOLS_JSON_NUMBER,
 			    "seconds siblings were forced idle while members ran" },
@@ -39,7 +39,7 @@ static const struct table_column total_cols[] = {
 enum { S_GROUP, S_KEY, S_METRIC, S_N, S_MEAN, S_STD, S_STD_PCT, S_SEM, S_SEM_PCT };
 static const struct table_column sample_cols[] = {
 	[S_GROUP] = { "GROUP", 0.1, 0, 0, "group name" },
-	[S_KEY] = { "KEY", 0.1, 0, 0, "the group's instance" },
+	[S_KEY] = { "KEY", 0.1, SCOLS_FL_TRUNC, 0, "the group's instance" },
 	[S_METRIC] = { "METRIC", 0.1, 0, 0, "forced-idle (s), cpu (s) or ratio, per interval" },
 	[S_N] = { "N", 0.03, SCOLS_FL_RIGHT, SCOLS_JSON_NUMBER, "intervals measured" },
 	[S_MEAN] = { "MEAN", 0.1, SCOLS_FL_RIGHT, SCOLS_JSON_NUMBER, "mean" },

@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
 
 #include "cli.h"
 
@@ -84,6 +86,20 @@ static int add_columns(struct table *t, const struct table_column *cols)
 	return 0;
 }
 
+/* A terminal that knows its width. A serial console says 0 columns:
+ * smartcols would then assume 80 and break rows; print them whole. */
+static bool sized_terminal(void)
+{
+	struct winsize w;
+	const char *cols = getenv("COLUMNS");
+
+	if (!isatty(STDOUT_FILENO))
+		return false;
+	if (cols && atoi(cols) > 0)
+		return true;
+	return ioctl(STDOUT_FILENO, TIOCGWINSZ, &w) == 0 && w.ws_col > 0;
+}
+
 int table_new(const char *name, const struct table_column *cols, size_t n_cols, const char *defaults,
 	      const struct table_opts *o, struct table **ret)
 {
@@ -103,6 +119,9 @@ int table_new(const char *name, const struct table_column *cols, size_t n_cols, 
 		free(t);
 		return cli_error(-ENOMEM, "cannot make a table");
 	}
+	/* Not to a terminal, as lsblk: one row per line, nothing cut. */
+	if (!sized_terminal())
+		scols_table_set_termforce(t->tb, SCOLS_TERMFORCE_NEVER);
 	scols_table_set_name(t->tb, name);
 	scols_table_enable_json(t->tb, o->json);
 	scols_table_enable_noheadings(t->tb, o->noheadings);

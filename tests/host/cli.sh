@@ -31,6 +31,31 @@ check copy-needs-target 1 'either -d PID or -- COMMAND' $cs copy -s 1
 check clear-needs-pids 1 'clear needs PIDs' $cs clear
 check run-needs-command 1 'run needs -- COMMAND' $cs run
 
+# Options before the function, as util-linux's coresched (getopt permutes
+# its arguments): the function is found behind them, and its own checks
+# then judge all the options.
+check pre-verbose-new 1 'new needs either -d PID or -- COMMAND' $cs -v new
+check pre-long-verbose-new 1 'new needs either -d PID or -- COMMAND' $cs --verbose new
+check pre-dest-and-command 1 'either -d PID or -- COMMAND' $cs -d 1 new -- true
+check pre-attached-dest 1 'either -d PID or -- COMMAND' $cs --dest=1 new -- true
+check pre-cluster-dest 1 'either -d PID or -- COMMAND' $cs -vd 1 new -- true
+check pre-source-new 1 'new does not take -s' $cs -s 1 new -d 2
+check pre-dest-get 1 'get takes -s PID or PIDs only' $cs -d 1 get
+check pre-bad-type 1 "unsupported dest-type 'thread'" $cs -t thread new -d 1
+check pre-long-type-copy 1 'copy needs either -d PID or -- COMMAND' $cs --dest-type pid -v copy
+check pre-bad-option 1 "invalid option -- 'x'" $cs -x new
+check pre-bad-pid 1 "invalid PID argument: 'abc'" $cs -d abc new
+check pre-unknown-function 1 "unknown function 'frob'" $cs -v frob
+check pre-help-function 0 '^Usage: coresched new ' $cs -h new
+check pre-help 0 'coresched copy \[-s PID\]' $cs -v --help
+check pre-version 0 '^coresched [0-9]+\.[0-9]+' $cs -v -V
+check pre-table-option 7 'coreschedd is not running' env CORESCHED_SOCKET=/nonexistent $cs -n -o GROUP list
+check pre-value-named-like-function 7 'coreschedd is not running' \
+	env CORESCHED_SOCKET=/nonexistent $cs -g new ps
+check new-help 0 '^Usage: coresched new ' $cs new --help
+check run-word-command-needs-daemon 7 'coreschedd is not running' \
+	env CORESCHED_SOCKET=/nonexistent $cs run -g web true
+
 # What the running kernel says decides the expected error.
 kernel=$(python3 -c '
 import ctypes, os
@@ -44,6 +69,22 @@ EINVAL)
 	check no-sched-core-get 3 'kernel lacks CONFIG_SCHED_CORE' $cs get
 	check no-sched-core-new 3 'kernel lacks CONFIG_SCHED_CORE' $cs new -- true
 	check no-sched-core-copy 3 'kernel lacks CONFIG_SCHED_CORE' $cs copy -s $$ -d $$
+	# util-linux's test cases, as written there: each gets past parsing to
+	# the kernel, with the PIDs it names. Its suite skips on a kernel like
+	# this one when a bare coresched names CONFIG_SCHED_CORE.
+	check ul-bare-names-config 3 'CONFIG_SCHED_CORE' $cs
+	check ul-verbose-new-dest 3 "cannot create a cookie for PID $$: .*CONFIG_SCHED_CORE" \
+		$cs --verbose new --dest $$
+	check ul-short-verbose-new-dest 3 "cannot create a cookie for PID $$: " $cs -v new -d $$
+	check ul-dest-before-new 3 "cannot create a cookie for PID $$: " $cs -d $$ new
+	check ul-get-source 3 "cannot get the cookie of PID $$: " $cs get --source $$
+	check ul-get-own 3 'cannot get the cookie of PID [0-9]+: ' $cs get
+	check ul-new-command 3 'cannot create a cookie for PID [0-9]+: ' $cs new -- $cs get
+	check ul-new-command-no-dashes 3 'cannot create a cookie for PID [0-9]+: ' $cs new $cs get
+	check ul-copy-nested 3 'cannot create a cookie for PID [0-9]+: ' \
+		$cs new -- /bin/bash -c "$cs copy -s $$ -- $cs get"
+	check ul-copy-source-command 3 "cannot copy the cookie of PID $$: " $cs copy -s $$ -- $cs get
+	check ul-copy-to-parent 3 "cannot copy the cookie of PID 1: " $cs copy -s 1 -d $$
 	;;
 ENODEV)
 	echo "SKIP: $T/no-sched-core-get: this host has CONFIG_SCHED_CORE (SMT off); the VM suite covers ENODEV"

@@ -68,13 +68,27 @@ msg=$(asuser run -g rootonly -- true 2>&1)
 expect closed-group-rc $? 6
 has closed-group-names-allow "$msg" 'AllowUsers=/AllowGroups='
 hasnt closed-group-not-ptrace "$msg" 'CAP_SYS_PTRACE'
+# The daemon's reason, printed whole, for each way of asking to join.
+closed='coresched: permission denied: the group does not allow this user (AllowUsers=/AllowGroups=)'
+expect closed-group-run-message "$msg" "$closed"
+plaincookie=$(cookie $plain)
+msg=$(asuser assign -g rootonly $plain 2>&1)
+expect closed-group-assign-rc $? 6
+expect closed-group-assign-message "$msg" "$closed"
+expect closed-group-assign-unchanged "$(cookie $plain)" "$plaincookie"
+msg=$(asuser -g rootonly -v assign $plain 2>&1)
+expect closed-group-assign-options-first-rc $? 6
+expect closed-group-assign-options-first-message "$msg" "$closed"
+msg=$(asuser run -g rootonly true 2>&1)
+expect closed-group-run-no-dashes-message "$msg" "$closed"
 
 # ---- (b) supplementary groups ----
 bg cs-runas 1001 1001,50 coresched run -g staffonly -- $H/cs-hold 100; staff=$!
 wait_for [ "$(cookie $staff)" != 0x0 ]
 expect_set supplementary-accepted "$(cookie $staff)"
-cs-runas 1001 1001 coresched run -g staffonly -- true 2>/dev/null
+msg=$(cs-runas 1001 1001 coresched run -g staffonly -- true 2>&1)
 expect no-supplementary-refused $? 6
+expect no-supplementary-message "$msg" "$closed"
 
 # ---- (d) an unprivileged view ----
 bg cs-runas 1000 1000 $BIN/uworker 1; mine=$!

@@ -1,0 +1,76 @@
+# Table output (list, ps) from a stand-in daemon: not to a terminal, each
+# row is one line with every cell whole, however long; to a terminal the
+# long columns are cut so that each row still fits on one line.
+cd "$(dirname "$0")/../.." || exit 1
+cs=$PWD/build/coresched
+T=host/cli-table
+. tests/host/lib.bash
+
+work=$(mktemp -d)
+CORESCHED_SOCKET=$work/sock
+export CORESCHED_SOCKET
+unset COLUMNS
+long=/etc/coresched/rules.d/50-$(printf 'very-long-name-%.0s' 1 2 3 4 5 6 7 8).conf:12
+exe=/opt/$(printf 'deep/%.0s' $(seq 30))tenant-web
+cgroup=/machine.slice/$(printf 'nested-%.0s' $(seq 20)).scope
+cat > "$work/replies.json" <<EOF2
+{"io.coresched.ListGroups": {"parameters": {"groups": [
+  {"name": "web", "key": "1000", "tasks": 3, "cookie": "0x1234", "per": "user",
+   "trusted": false, "source": "$long", "assignments": 4},
+  {"name": "db", "key": "", "tasks": 1, "cookie": "0x99", "per": "group",
+   "trusted": false, "source": "/etc/coresched/coreschedd.conf:3", "assignments": 1}]}},
+ "io.coresched.ListProcesses": {"parameters": {"processes": [
+  {"pid": 42, "uid": 1000, "user": "tester", "comm": "tenant-web", "group": "web",
+   "key": "$cgroup", "cookie": "0x1234", "origin": "rule", "exe": "$exe", "cgroup": "$cgroup"},
+  {"pid": 7, "uid": 0, "user": "root", "comm": "db", "group": "db", "key": "",
+   "cookie": "0x99", "origin": "rule", "exe": "/usr/sbin/db", "cgroup": "/"}]}}}
+EOF2
+python3 tests/host/fake-coreschedd.py "$CORESCHED_SOCKET" "$work/replies.json" &
+fake=$!
+trap 'kill $fake 2>/dev/null; rm -rf "$work"' EXIT
+i=0; while [ ! -S "$CORESCHED_SOCKET" ] && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
+
+# rows NAME OUTPUT N PATTERN...: OUTPUT is N lines, and line k+1 matches
+# the k-th PATTERN (the first line is the heading).
+rows() {
+	local name=$1 out=$2 n=$3 k=2
+	shift 3
+	if [ "$(printf '%s\n' "$out" | wc -l)" != "$n" ]; then
+		echo "FAIL: $T/$name: expected $n lines, got: $out"
+		return
+	fi
+	for pat in "$@"; do
+		if ! printf '%s\n' "$out" | sed -n "${k}p" | grep -qE -- "$pat"; then
+			echo "FAIL: $T/$name: line $k lacks /$pat/: $out"
+			return
+		fi
+		k=$((k + 1))
+	done
+	echo "PASS: $T/$name"
+}
+
+out=$($cs list | cat)
+rows list-piped "$out" 3 "^web +1000 +3 +0x1234 +user +false +$long\$" '^db +1 +0x99 +group'
+out=$($cs ps -o +EXE,CGROUP | cat)
+rows ps-piped "$out" 3 "^ +7 +root +db +db .* /usr/sbin/db +/\$" \
+	"^ +42 +tester +tenant-web +web +$cgroup +0x1234 +rule +$exe +$cgroup\$"
+out=$(COLUMNS=60 $cs list | cat)
+rows list-piped-columns-ignored "$out" 3 "$long\$" "^db "
+
+if command -v script >/dev/null && script -qc true /dev/null >/dev/null 2>&1; then
+	# A terminal that says it has no width (a serial console): whole rows.
+	out=$(script -qc "stty cols 0 rows 0; $cs list" /dev/null </dev/null | tr -d '\r')
+	rows list-unsized-terminal "$out" 3 "$long\$" '^db '
+	# A sized terminal: one line per row, the long cells cut to fit.
+	out=$(script -qc "stty cols 90 rows 24; $cs list" /dev/null </dev/null | tr -d '\r')
+	rows list-terminal-one-line-per-row "$out" 3 '^web +1000 +3 +0x1234 +user +false +/etc/coresched' '^db '
+	too_wide=$(printf '%s\n' "$out" | awk 'length($0) > 90' | wc -l)
+	if [ "$too_wide" = 0 ]; then echo "PASS: $T/list-terminal-fits"; else
+		echo "FAIL: $T/list-terminal-fits: $too_wide lines wider than 90 columns: $out"; fi
+	out=$(script -qc "stty cols 40 rows 24; $cs list -r" /dev/null </dev/null | tr -d '\r')
+	rows list-terminal-raw-whole "$out" 3 "^web 1000 3 0x1234 user false $long\$" '^db '
+	out=$(script -qc "stty cols 100 rows 24; $cs ps -o +EXE,CGROUP" /dev/null </dev/null | tr -d '\r')
+	rows ps-terminal-one-line-per-row "$out" 3 '^ +7 ' '^ +42 +tester +tenant-web +web '
+else
+	echo "SKIP: $T/list-terminal: no working script(1) to give coresched a terminal"
+fi

@@ -117,7 +117,7 @@ int cli_cmd_assign(int argc, char **argv)
 	return r;
 }
 
-int cli_join_group(const char *group)
+int cli_join_group(const char *group, bool *ret_lock)
 {
 	json_object *params = json_object_new_object(), *reply;
 	int r;
@@ -132,6 +132,7 @@ int cli_join_group(const char *group)
 	if (cli_verbose)
 		fprintf(stderr, "coresched: joined group %s, cookie %s\n", daemon_call_str(reply, "group", group),
 			daemon_call_str(reply, "cookie", "?"));
+	*ret_lock = daemon_call_bool(reply, "lock");
 	json_object_put(reply);
 	return 0;
 }
@@ -223,7 +224,7 @@ int cli_cmd_reload(int argc, char **argv)
 
 int cli_cmd_check_config(int argc, char **argv)
 {
-	json_object *params = json_object_new_object(), *reply, *errors = NULL;
+	json_object *params = json_object_new_object(), *reply, *errors = NULL, *warnings = NULL;
 	char dir[PATH_MAX];
 	int r = parse_group_opts(argc, argv, "check-config", NULL);
 
@@ -242,6 +243,9 @@ int cli_cmd_check_config(int argc, char **argv)
 	json_object_object_get_ex(reply, "errors", &errors);
 	for (size_t i = 0; i < json_object_array_length(errors); i++)
 		fprintf(stderr, "%s\n", json_object_get_string(json_object_array_get_idx(errors, i)));
+	json_object_object_get_ex(reply, "warnings", &warnings);
+	for (size_t i = 0; i < json_object_array_length(warnings); i++)
+		fprintf(stderr, "warning: %s\n", json_object_get_string(json_object_array_get_idx(warnings, i)));
 	r = daemon_call_bool(reply, "ok") ? 0 : EXIT_FAILURE;
 	if (r == 0)
 		printf("ok\n");

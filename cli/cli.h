@@ -56,7 +56,8 @@ int cli_cmd_check_config(int argc, char **argv);
 int cli_cmd_stats(int argc, char **argv);
 /* run --group: coreschedd puts this very process into group (it knows it
  * by the socket's credentials); the caller then execs. 0 or an exit code. */
-int cli_join_group(const char *group);
+/* *ret_lock: the group's Lock=, the command must be locked in. */
+int cli_join_group(const char *group, bool *ret_lock);
 
 /* "Usage: coresched NAME USAGE" from the command table, on stdout. */
 void cli_command_usage(const char *name);

@@ -242,6 +242,7 @@ static int take_group(int *argc, char **argv, const char **ret_group)
 int cli_cmd_run(int argc, char **argv)
 {
 	const char *group = NULL;
+	bool group_lock = false;
 	struct direct_args a;
 	int r = take_group(&argc, argv, &group);
 
@@ -258,10 +259,11 @@ int cli_cmd_run(int argc, char **argv)
 	/* A group is coreschedd's to give: without one this is direct mode. */
 	if (!group)
 		return new_cookie(&a);
-	r = cli_join_group(group);
+	r = cli_join_group(group, &group_lock);
 	if (r)
 		return r;
-	return a.lock ? lock_and_exec(a.exec_argv) : cli_exec(a.exec_argv);
+	/* Lock=yes in the group: as if --lock were given. */
+	return a.lock || group_lock ? lock_and_exec(a.exec_argv) : cli_exec(a.exec_argv);
 }
 
 int cli_cmd_copy(int argc, char **argv)

@@ -124,6 +124,28 @@ struct conf *conf_free(struct conf *c)
 	return NULL;
 }
 
+void conf_warnings(const struct conf *c, conf_warning_fn fn, void *userdata)
+{
+	char msg[1024];
+
+	for (size_t i = 0; i < c->n_groups; i++) {
+		const struct group *g = c->groups[i];
+
+		/* A rule acts after the program started, and a lock is a filter
+		 * the process must install on itself before its exec. */
+		if (g->lock && g->match_mask) {
+			snprintf(msg, sizeof(msg),
+				 "%s:%u: [Group %s] Lock=yes locks only what 'coresched run -g %s' starts; "
+				 "processes its Match*= rules place (or 'assign' moves) are not locked",
+				 g->file ? g->file : "?", g->line, g->name, g->name);
+			fn(userdata, msg);
+		}
+	}
+	if (c->container.lock)
+		fn(userdata, "[Container] Lock=yes locks only containers started through coresched-runtime; "
+			     "the OCI hook (hooks.d) gives a container its cookie but cannot lock it");
+}
+
 const struct group *conf_find_group(const struct conf *c, const char *name)
 {
 	for (size_t i = 0; i < c->n_groups; i++)

@@ -130,6 +130,10 @@ struct conf *conf_free(struct conf *c);
  * each group in evaluation order with every key spelled out. */
 void conf_print(const struct conf *c, FILE *f);
 const struct group *conf_find_group(const struct conf *c, const char *name);
+/* What loads but cannot do all it says, one message at a time
+ * ("file:line: ..." where a place is known). */
+typedef void (*conf_warning_fn)(void *userdata, const char *message);
+void conf_warnings(const struct conf *c, conf_warning_fn fn, void *userdata);
 const char *per_mode_to_string(enum per_mode p);
 
 /* The match index (rules.c): conf_load builds it once the groups are in

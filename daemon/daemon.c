@@ -29,6 +29,12 @@ int daemon_load_config(const char *dir, struct conf **ret, char **ret_error)
 	return conf_load(&paths, ret, ret_error);
 }
 
+void daemon_log_warning(void *userdata, const char *message)
+{
+	(void)userdata;
+	log_warning("%s", message);
+}
+
 int daemon_reload(struct daemon *d, char **ret_error)
 {
 	struct conf *c = NULL;
@@ -39,6 +45,7 @@ int daemon_reload(struct daemon *d, char **ret_error)
 		return r;
 	}
 	log_set_max_level(c->daemon.log_level);
+	conf_warnings(c, daemon_log_warning, NULL);
 	conf_free(engine_set_conf(d->engine, c));
 	stats_reconfigure(d->stats, c);
 	log_notice("Configuration reloaded: %zu groups from %zu files", c->n_groups, c->n_sources);

@@ -22,6 +22,8 @@ struct daemon {
 
 /* Parse and validate the configuration at dir (NULL: the built-in paths). */
 int daemon_load_config(const char *dir, struct conf **ret, char **ret_error);
+/* conf_warning_fn that logs each warning. */
+void daemon_log_warning(void *userdata, const char *message);
 /* Load and swap in a new configuration; on failure the old one stays and
  * *ret_error says why (file:line). */
 int daemon_reload(struct daemon *d, char **ret_error);

@@ -197,6 +197,12 @@ static void drop_net_admin(void)
 		log_errno(LOG_WARNING, r, "Failed to drop CAP_NET_ADMIN after subscribing: %m, ignoring.");
 }
 
+static void print_warning(void *userdata, const char *message)
+{
+	(void)userdata;
+	fprintf(stderr, "coreschedd: warning: %s\n", message);
+}
+
 static void raise_fd_limit(void)
 {
 	struct rlimit rl;
@@ -257,11 +263,13 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	if (arg_check_config) {
+		conf_warnings(conf, print_warning, NULL);
 		conf_print(conf, stdout);
 		conf_free(conf);
 		return 0;
 	}
 	log_set_max_level(conf->daemon.log_level);
+	conf_warnings(conf, daemon_log_warning, NULL);
 	r = setup_kernel();
 	if (r < 0) {
 		conf_free(conf);

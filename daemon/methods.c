@@ -562,6 +562,7 @@ static int place(struct daemon *d, const struct control_caller *c, json_object *
 	json_object_object_add(*ret, "cookie", t ? jcookie(t->cookie) : NULL);
 	json_object_object_add(*ret, "assigned", ok);
 	json_object_object_add(*ret, "failed", failed);
+	json_object_object_add(*ret, "lock", json_object_new_boolean(g->lock));
 	return 0;
 }
 
@@ -648,11 +649,16 @@ static int m_reload(void *u, const struct control_caller *c, json_object *p, jso
 	return 0;
 }
 
+static void add_warning(void *userdata, const char *message)
+{
+	json_object_array_add(userdata, jstr(message));
+}
+
 static int m_check_config(void *u, const struct control_caller *c, json_object *p, json_object **ret,
 			  struct control_error *err)
 {
 	struct daemon *d = u;
-	json_object *jd = NULL, *errors = json_object_new_array();
+	json_object *jd = NULL, *errors = json_object_new_array(), *warnings = json_object_new_array();
 	struct conf *conf = NULL;
 	char *error = NULL;
 	int r;
@@ -660,16 +666,20 @@ static int m_check_config(void *u, const struct control_caller *c, json_object *
 	json_object_object_get_ex(p, "dir", &jd);
 	if (jd && !c->privileged) {
 		json_object_put(errors);
+		json_object_put(warnings);
 		return denied(err, "checking another directory needs privilege");
 	}
 	r = daemon_load_config(jd ? json_object_get_string(jd) : d->config_dir, &conf, &error);
 	if (r < 0)
 		json_object_array_add(errors, jstr(error ? error : strerror(-r)));
+	else
+		conf_warnings(conf, add_warning, warnings);
 	free(error);
 	conf_free(conf);
 	*ret = json_object_new_object();
 	json_object_object_add(*ret, "ok", json_object_new_boolean(r >= 0));
 	json_object_object_add(*ret, "errors", errors);
+	json_object_object_add(*ret, "warnings", warnings);
 	return 0;
 }
 

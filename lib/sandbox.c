@@ -364,12 +364,17 @@ int sandbox_lock_sched_core(void)
 
 	if (!ctx)
 		return -ENOMEM;
-	/* The kernel reads prctl's option as an int: compare the low 32 bits,
-	 * or 62 with junk in the upper half would slip past the rule. */
+	/* The kernel reads prctl's option, and core scheduling its command, as
+	 * 32-bit: compare the low 32 bits, or 62 with junk in the upper half
+	 * would slip past the rule. Every command but GET changes a cookie:
+	 * reading one's own stays allowed. */
+	const unsigned cmds[] = { PR_SCHED_CORE_CREATE, PR_SCHED_CORE_SHARE_TO, PR_SCHED_CORE_SHARE_FROM };
+
 	r = add_compat_arches(ctx);
-	if (r == 0)
-		r = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(prctl), 1,
-				     SCMP_A0(SCMP_CMP_MASKED_EQ, 0xffffffffULL, PR_SCHED_CORE));
+	for (size_t i = 0; r == 0 && i < sizeof(cmds) / sizeof(cmds[0]); i++)
+		r = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(prctl), 2,
+				     SCMP_A0(SCMP_CMP_MASKED_EQ, 0xffffffffULL, PR_SCHED_CORE),
+				     SCMP_A1(SCMP_CMP_MASKED_EQ, 0xffffffffULL, cmds[i]));
 	/* seccomp_load() sets no_new_privs first (the library's default),
 	 * which lets an unprivileged user install the filter. */
 	if (r == 0)

@@ -25,3 +25,13 @@ else
 	pgrep -x coreschedd-keep >/dev/null && extra="left a keeper running"
 	result no-sched-core-exit-3 3 'CONFIG_SCHED_CORE' $rc "$out" "$extra"
 fi
+
+# Lock= where nothing can lock: loads, with a warning naming the place.
+printf '[Group plain]\nLock=yes\n[Group ruled]\nMatchComm=x\nLock=yes\n' > "$cfg/coreschedd.conf"
+out=$("$d" --config-dir "$cfg" --check-config 2>&1 >/dev/null); rc=$?
+result lock-rule-warns 0 "^coreschedd: warning: $cfg/coreschedd.conf:3: \[Group ruled\] Lock=yes locks only what 'coresched run -g ruled' starts" $rc "$out"
+n=$(grep -c 'warning:' <<<"$out")
+result lock-launcher-only-no-warning 0 '^1$' 0 "$n"
+printf '[Container]\nLock=yes\n' > "$cfg/coreschedd.conf"
+out=$("$d" --config-dir "$cfg" --check-config 2>&1 >/dev/null); rc=$?
+result lock-container-warns 0 'warning: \[Container\] Lock=yes locks only containers started through coresched-runtime' $rc "$out"

@@ -1,0 +1,60 @@
+# Lock= in a group: what `coresched run -g` starts in a Lock=yes group may
+# not change its cookie (EPERM from the kernel's prctl, under the same
+# seccomp filter as `run --lock`), may still read it, and keeps the
+# group's cookie, read back from outside; an unlocked group's member may
+# change it. check-config warns where a Lock= cannot be kept.
+. /tests/integration/lib.sh
+. /tests/integration/daemon-lib.sh
+
+cat > "$CFG/coreschedd.conf" <<EOF2
+[Group locked]
+Lock=yes
+[Group open]
+[Group ruled]
+MatchComm=ruled-x
+Lock=yes
+EOF2
+daemon_start || exit 1
+
+# expect_rc NAME WANT CMD...: CMD exits with WANT
+expect_rc() {
+	name=$1 want=$2
+	shift 2
+	out=$("$@" 2>&1)
+	rc=$?
+	if [ "$rc" = "$want" ]; then pass "$name"; else fail "$name" "exit $rc, expected $want: $out"; fi
+}
+
+# The control first: the unlocked group's member may take a new cookie.
+expect_rc open-may-change 0 coresched run -g open -- sh -c 'coresched new -d $$'
+# Exit 6: the kernel's EPERM, as coresched reports "not permitted".
+expect_rc locked-refuses-new 6 coresched run -g locked -- sh -c 'coresched new -d $$'
+expect_rc locked-refuses-copy 6 coresched run -g locked -- sh -c 'coresched copy -s 1 -d $$'
+expect_rc locked-refuses-user 6 cs-runas 1000 1000 coresched run -g locked -- sh -c 'coresched new -d $$'
+out=$(coresched run -g locked -- sh -c 'coresched get $$' 2>&1); rc=$?
+case "$rc $out" in
+"0 cookie of pid "*" is 0x"*) [ "${out##* }" != 0x0 ] && pass locked-may-read || fail locked-may-read "$out" ;;
+*) fail locked-may-read "exit $rc: $out" ;;
+esac
+
+# The member's own attempt fails and changes nothing, by the kernel's word.
+bg coresched run -g locked -- sh -c 'sleep 1; coresched new -d $$ 2>/dev/null; echo $? > /tmp/rc-'"$T"'; exec sleep 60'
+m=$!
+wait_for grep -qx sleep /proc/$m/comm
+sleep 1.5
+wait_for test -s /tmp/rc-$T
+expect locked-attempt-refused "$(cat /tmp/rc-$T 2>/dev/null)" 6
+gc=$(coresched list -n -r -o GROUP,COOKIE 2>/dev/null | awk '$1 == "locked" { print $2 }')
+expect_set locked-group-cookie "$gc"
+expect locked-keeps-group-cookie "$(cookie $m)" "$gc"
+expect locked-filtered "$(sed -n 's/^Seccomp:[[:space:]]*//p' /proc/$m/status)" 2
+
+# Where nothing can lock, check-config says so and still passes.
+out=$(coresched check-config 2>&1); rc=$?
+case "$rc $out" in
+*"warning: $CFG/coreschedd.conf:4: [Group ruled] Lock=yes locks only what 'coresched run -g ruled' starts"*) [ $rc = 0 ] && pass check-config-warns || fail check-config-warns "exit $rc" ;;
+*) fail check-config-warns "exit $rc: $out" ;;
+esac
+
+daemon_stop
+cleanup

@@ -54,11 +54,11 @@ static int child_ok(int status)
 	return 0;
 }
 
-static int prctl_errno(unsigned long option)
+static int prctl_errno(unsigned long option, unsigned long cmd)
 {
 	unsigned long long cookie;
 
-	if (syscall(SYS_prctl, option, 0UL, 0UL, 0UL, (unsigned long)&cookie) < 0)
+	if (syscall(SYS_prctl, option, cmd, 0UL, 0UL, (unsigned long)&cookie) < 0)
 		return errno;
 	return 0;
 }
@@ -70,11 +70,18 @@ static int lock_child(void)
 
 	if (sandbox_lock_sched_core() < 0)
 		return 0x80;
-	if (prctl_errno(PR_SCHED_CORE) != EPERM)
+	if (prctl_errno(PR_SCHED_CORE, PR_SCHED_CORE_CREATE) != EPERM ||
+	    prctl_errno(PR_SCHED_CORE, PR_SCHED_CORE_SHARE_TO) != EPERM ||
+	    prctl_errno(PR_SCHED_CORE, PR_SCHED_CORE_SHARE_FROM) != EPERM)
 		bad |= 1;
-	/* The kernel reads only the low 32 bits of the option. */
-	if (prctl_errno(0xffffffff00000000UL | PR_SCHED_CORE) != EPERM)
+	/* The kernel reads only the low 32 bits of the option and command. */
+	if (prctl_errno(0xffffffff00000000UL | PR_SCHED_CORE, PR_SCHED_CORE_CREATE) != EPERM ||
+	    prctl_errno(PR_SCHED_CORE, 0xffffffff00000000UL | PR_SCHED_CORE_SHARE_FROM) != EPERM)
 		bad |= 2;
+	/* Reading stays allowed: the kernel answers (EINVAL without core
+	 * scheduling), not the filter. */
+	if (prctl_errno(PR_SCHED_CORE, PR_SCHED_CORE_GET) == EPERM)
+		bad |= 16;
 	if (prctl(PR_GET_NAME, name, 0, 0, 0) != 0)
 		bad |= 4;
 	if (prctl(PR_GET_NO_NEW_PRIVS, 0, 0, 0, 0) != 1)
@@ -295,7 +302,7 @@ static void mode_names(void)
 int main(int argc, char **argv)
 {
 	if (argc == 2 && strcmp(argv[1], "--prctl-errno") == 0)
-		return prctl_errno(PR_SCHED_CORE);
+		return prctl_errno(PR_SCHED_CORE, PR_SCHED_CORE_CREATE);
 	self_exe = "/proc/self/exe";
 	RUN(mode_names);
 	RUN(lock_refuses_sched_core);

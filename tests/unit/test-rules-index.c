@@ -197,7 +197,7 @@ static void random_word(enum match_kind k, char *w, size_t size)
 static void random_group(struct ref_group *g, size_t i)
 {
 	memset(g, 0, sizeof(*g));
-	snprintf(g->name, sizeof(g->name), "g%zu", i);
+	snprintf(g->name, sizeof(g->name), "g%u", (unsigned)i);
 	g->priority = rnd(2) ? 0 : (int)rnd(5) - 2;
 	for (int k = 0; k < _MATCH_KIND_MAX; k++) {
 		if (rnd(3) != 0)

@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* Rule matching. Every exec looks here, against thousands of groups, so the
  * load builds an index: hash tables for the exact words of each Match*=
- * kind and short lists for what needs a scan (globs, id ranges). A lookup
- * marks, per group, which kinds hit; the first group in evaluation order
- * whose every listed kind hit wins. The conf is never written: the marks
- * live in per-thread scratch that is cleared entry by entry after use. */
+ * kind, the globs by their literal prefix or suffix (rules-glob.c), and a
+ * short list for id ranges. A lookup marks, per group, which kinds hit;
+ * the first group in evaluation order whose every listed kind hit wins.
+ * The conf is never written: the marks live in per-thread scratch that is
+ * cleared entry by entry after use. */
 #include <errno.h>
 #include <fnmatch.h>
 #include <stdint.h>
@@ -12,6 +13,7 @@
 #include <string.h>
 
 #include "conf.h"
+#include "rules-glob.h"
 
 #define CGROUP_PATH_MAX 4096 /* longer paths match no MatchCgroup= */
 
@@ -32,8 +34,7 @@ struct table {
 };
 
 struct scan {
-	const char *pattern; /* glob, or NULL for an id range */
-	uint32_t first, last;
+	uint32_t first, last; /* an id range */
 	uint32_t group;
 	uint32_t word;
 };
@@ -45,7 +46,8 @@ struct scan_list {
 
 struct conf_index {
 	struct table exact[_MATCH_KIND_MAX];
-	struct scan_list scan[_MATCH_KIND_MAX];
+	struct scan_list scan[_MATCH_KIND_MAX];  /* MatchUser=, MatchGroup= ranges */
+	struct glob_index *globs[_MATCH_KIND_MAX]; /* MatchExe=, MatchComm=, MatchCgroup= */
 };
 
 struct scratch {
@@ -118,7 +120,8 @@ static void table_insert(struct table *t, struct slot s)
 	t->slots[i] = s;
 }
 
-/* One word (w) or resolved id range (r) of group number group. */
+/* One exact word (w) or resolved id range (r) of group number group;
+ * globs go to their own index (build_globs). */
 static void add_entry(struct conf_index *idx, enum match_kind k, const char *w, const struct id_range *r,
 		      uint32_t group, uint32_t word)
 {
@@ -133,8 +136,6 @@ static void add_entry(struct conf_index *idx, enum match_kind k, const char *w, 
 							    .word = word });
 	else if (r)
 		l->items[l->n++] = (struct scan){ .first = r->first, .last = r->last, .group = group, .word = word };
-	else
-		l->items[l->n++] = (struct scan){ .pattern = w, .group = group, .word = word };
 }
 
 static void fill_kind(struct conf_index *idx, const struct conf *c, enum match_kind k)
@@ -156,6 +157,29 @@ static void fill_kind(struct conf_index *idx, const struct conf *c, enum match_k
 	}
 }
 
+/* The n globs of word kind k; none leaves no index, which look-ups test
+ * first. MatchCgroup= words match a path prefix component by component, as
+ * explain's fnmatch() with FNM_PATHNAME does. */
+static int build_globs(struct conf_index *idx, const struct conf *c, enum match_kind k, size_t n)
+{
+	struct glob_pattern *p;
+	size_t m = 0;
+	int r;
+
+	if (n == 0)
+		return 0;
+	p = calloc(n, sizeof(*p));
+	if (!p)
+		return -ENOMEM;
+	for (size_t i = 0; i < c->n_groups; i++)
+		for (size_t j = 0; j < c->groups[i]->n_match_words[k]; j++)
+			if (is_glob(c->groups[i]->match_words[k][j]))
+				p[m++] = (struct glob_pattern){ c->groups[i]->match_words[k][j], (uint32_t)i };
+	r = rules_glob_index_new(p, m, k == MATCH_CGROUP ? FNM_PATHNAME : 0, &idx->globs[k]);
+	free(p);
+	return r;
+}
+
 struct conf_index *rules_index_free(struct conf_index *idx)
 {
 	if (!idx)
@@ -163,6 +187,7 @@ struct conf_index *rules_index_free(struct conf_index *idx)
 	for (int k = 0; k < _MATCH_KIND_MAX; k++) {
 		free(idx->exact[k].slots);
 		free(idx->scan[k].items);
+		rules_glob_index_free(idx->globs[k]);
 	}
 	free(idx);
 	return NULL;
@@ -172,6 +197,7 @@ int rules_index_new(const struct conf *c, struct conf_index **ret)
 {
 	struct conf_index *idx;
 	size_t n_exact, n_scan, size;
+	int r;
 
 	if (c->n_groups > CONF_MAX_GROUPS)
 		return -E2BIG;
@@ -184,10 +210,13 @@ int rules_index_new(const struct conf *c, struct conf_index **ret)
 			;
 		idx->exact[k].slots = calloc(size, sizeof(struct slot));
 		idx->exact[k].mask = size - 1;
-		idx->scan[k].items = calloc(n_scan ? n_scan : 1, sizeof(struct scan));
-		if (!idx->exact[k].slots || !idx->scan[k].items) {
+		idx->scan[k].items = calloc(kind_is_id(k) && n_scan ? n_scan : 1, sizeof(struct scan));
+		r = idx->exact[k].slots && idx->scan[k].items ? 0 : -ENOMEM;
+		if (r == 0 && !kind_is_id(k))
+			r = build_globs(idx, c, (enum match_kind)k, n_scan);
+		if (r < 0) {
 			rules_index_free(idx);
-			return -ENOMEM;
+			return r;
 		}
 		fill_kind(idx, c, (enum match_kind)k);
 	}
@@ -224,14 +253,29 @@ static void lookup_id(const struct conf_index *idx, uint32_t id, enum match_kind
 			mark(s, idx->scan[k].items[i].group, k);
 }
 
+struct marker {
+	struct scratch *s;
+	enum match_kind k;
+};
+
+static void mark_glob(uint32_t group, void *userdata)
+{
+	struct marker *m = userdata;
+
+	mark(m->s, group, m->k);
+}
+
 static void lookup_name(const struct conf_index *idx, const char *name, enum match_kind k, struct scratch *s)
 {
+	struct marker m = { s, k };
+	size_t len;
+
 	if (!name)
 		return;
-	lookup_str(&idx->exact[k], name, strlen(name), k, s);
-	for (size_t i = 0; i < idx->scan[k].n; i++)
-		if (fnmatch(idx->scan[k].items[i].pattern, name, 0) == 0)
-			mark(s, idx->scan[k].items[i].group, k);
+	len = strlen(name);
+	lookup_str(&idx->exact[k], name, len, k, s);
+	if (idx->globs[k])
+		rules_glob_index_match(idx->globs[k], name, len, mark_glob, &m);
 }
 
 /* Calls fn on each '/'-boundary prefix of path, shortest first, with buf
@@ -263,12 +307,11 @@ struct cgroup_walk {
 static bool cgroup_index_step(const char *prefix, size_t len, void *u)
 {
 	struct cgroup_walk *w = u;
-	const struct scan_list *l = &w->idx->scan[MATCH_CGROUP];
+	struct marker m = { w->s, MATCH_CGROUP };
 
 	lookup_str(&w->idx->exact[MATCH_CGROUP], prefix, len, MATCH_CGROUP, w->s);
-	for (size_t i = 0; i < l->n; i++)
-		if (fnmatch(l->items[i].pattern, prefix, FNM_PATHNAME) == 0)
-			mark(w->s, l->items[i].group, MATCH_CGROUP);
+	if (w->idx->globs[MATCH_CGROUP])
+		rules_glob_index_match(w->idx->globs[MATCH_CGROUP], prefix, len, mark_glob, &m);
 	return false;
 }
 

@@ -11,7 +11,7 @@
  * A loaded configuration must keep the promises of conf.h and survive
  * printing and loading the printout unchanged; a rejected one must say
  * where and why, and hand back nothing.
- * fuzz-sources: daemon/conf-keys.c daemon/conf-words.c daemon/conf-ids.c daemon/rules.c
+ * fuzz-sources: daemon/conf-keys.c daemon/conf-words.c daemon/conf-ids.c daemon/rules.c daemon/rules-glob.c
  * fuzz-pkgs: inih */
 #define _GNU_SOURCE
 #include <errno.h>

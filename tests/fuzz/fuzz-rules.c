@@ -8,7 +8,7 @@
  * ended by NUL or the end of input.
  * The verdict must be deterministic, agree with explain's group-by-group
  * one, and carry the key its group's Per= promises.
- * fuzz-sources: daemon/conf.c daemon/conf-keys.c daemon/conf-words.c daemon/conf-ids.c
+ * fuzz-sources: daemon/conf.c daemon/conf-keys.c daemon/conf-words.c daemon/conf-ids.c daemon/rules-glob.c
  * fuzz-pkgs: inih */
 #include <stdint.h>
 #include <stdio.h>

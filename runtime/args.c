@@ -48,10 +48,10 @@ static bool asks_help(const char *name, size_t len)
 	return is_name(name, len, "help") || is_name(name, len, "h");
 }
 
-/* The index of the subcommand, or argc when there is none; *ret_info when
- * a global option asks for help or the version, which runc answers
- * without running the subcommand. */
-static int find_command(int argc, char *const *argv, bool *ret_info)
+/* The index of the subcommand, or argc when there is none. Sets
+ * info_only when a global option asks for help or the version, which runc
+ * answers without running the subcommand, and the log options. */
+static int find_command(int argc, char *const *argv, bool *info_only, struct runtime_args *a)
 {
 	const char *name, *value;
 	size_t len;
@@ -64,9 +64,16 @@ static int find_command(int argc, char *const *argv, bool *ret_info)
 		if (!name)
 			return i;
 		if (asks_help(name, len) || is_name(name, len, "version") || is_name(name, len, "v"))
-			*ret_info = true;
-		if (!value && in_list(global_values, name, len))
-			i++;
+			*info_only = true;
+		if (!value && in_list(global_values, name, len)) {
+			if (++i >= argc)
+				break;
+			value = argv[i];
+		}
+		if (value && is_name(name, len, "log"))
+			a->log = *value ? value : NULL;
+		else if (value && is_name(name, len, "log-format"))
+			a->log_json = strcmp(value, "json") == 0;
 	}
 	return argc;
 }
@@ -77,7 +84,7 @@ void args_parse(int argc, char *const *argv, struct runtime_args *ret)
 	struct runtime_args a = {};
 	bool info = false;
 	size_t len;
-	int i = find_command(argc, argv, &info);
+	int i = find_command(argc, argv, &info, &a);
 
 	if (i < argc)
 		a.command = argv[i];

@@ -13,12 +13,69 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <json-c/json.h>
+#include <stdarg.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "runtime.h"
 
 #define EXIT_NOT_FOUND 127 /* the runtime cannot be found or executed */
+
+/* The runtime's --log and --log-format: errors go there too, because
+ * containerd reports the last error of that log rather than stderr. */
+static const struct runtime_args *log_to;
+
+static void log_line(const char *msg)
+{
+	char when[32], *quoted = NULL, *line = NULL;
+	time_t now = time(NULL);
+	json_object *o;
+	int fd;
+
+	strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
+	if (log_to->log_json) {
+		o = json_object_new_object();
+		json_object_object_add(o, "level", json_object_new_string("error"));
+		json_object_object_add(o, "msg", json_object_new_string(msg));
+		json_object_object_add(o, "time", json_object_new_string(when));
+		if (asprintf(&line, "%s\n", json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE)) < 0)
+			line = NULL;
+		json_object_put(o);
+	} else {
+		/* A JSON string is also a valid Go-quoted one for a text log. */
+		o = json_object_new_string(msg);
+		quoted = strdup(json_object_to_json_string_ext(o, JSON_C_TO_STRING_NOSLASHESCAPE));
+		json_object_put(o);
+		if (!quoted || asprintf(&line, "time=\"%s\" level=error msg=%s\n", when, quoted) < 0)
+			line = NULL;
+	}
+	fd = line ? open(log_to->log, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644) : -1;
+	if (fd >= 0) {
+		ssize_t n = write(fd, line, strlen(line));
+
+		(void)n; /* stderr has it already */
+		close(fd);
+	}
+	free(quoted);
+	free(line);
+}
+
+/* One error: on stderr and in the runtime's log. */
+static void say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void say(const char *fmt, ...)
+{
+	char msg[2048] = RUNTIME_PREFIX;
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg + strlen(RUNTIME_PREFIX), sizeof(msg) - strlen(RUNTIME_PREFIX), fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "%s\n", msg);
+	if (log_to && log_to->log)
+		log_line(msg);
+}
 
 /* All of path, NUL-terminated, at most max bytes (-EFBIG beyond). */
 static int read_file(const char *path, size_t max, char **ret, size_t *ret_len, struct stat *ret_st)
@@ -66,14 +123,13 @@ static int load_conf(char **ret_runtime)
 	if (r == -ENOENT)
 		r = 0, len = 0;
 	else if (r < 0) {
-		fprintf(stderr, RUNTIME_PREFIX "cannot read %s: %s\n", path,
-			r == -EFBIG ? "longer than 64 KiB" : strerror(-r));
+		say("cannot read %s: %s", path, r == -EFBIG ? "longer than 64 KiB" : strerror(-r));
 		return r;
 	}
 	r = conf_parse(text ? text : "", len, path, &runtime, &error);
 	free(text);
 	if (r < 0) {
-		fprintf(stderr, RUNTIME_PREFIX "%s\n", error ? error : strerror(-r));
+		say("%s", error ? error : strerror(-r));
 		free(error);
 		return r;
 	}
@@ -186,14 +242,13 @@ static int add_hook(const char *bundle)
 		return 1;
 	r = read_file(path, SPEC_MAX, &text, &len, &st);
 	if (r < 0)
-		fprintf(stderr, RUNTIME_PREFIX "cannot read %s: %s\n", path,
-			r == -EFBIG ? "longer than 16 MiB" : strerror(-r));
+		say("cannot read %s: %s", path, r == -EFBIG ? "longer than 16 MiB" : strerror(-r));
 	else if ((r = hook_path(&hook)) < 0)
-		fprintf(stderr, RUNTIME_PREFIX "cannot find its own path: %s\n", strerror(-r));
+		say("cannot find its own path: %s", strerror(-r));
 	else if ((r = spec_add_hook(text, len, path, hook, &out, &error)) < 0)
-		fprintf(stderr, RUNTIME_PREFIX "%s\n", error ? error : strerror(-r));
+		say("%s", error ? error : strerror(-r));
 	else if (r == 0 && (r = write_atomic(path, out, &st)) < 0)
-		fprintf(stderr, RUNTIME_PREFIX "cannot write %s: %s\n", path, strerror(-r));
+		say("cannot write %s: %s", path, strerror(-r));
 	free(path);
 	free(text);
 	free(out);
@@ -208,17 +263,18 @@ int main(int argc, char **argv)
 	char *runtime = NULL, *exe = NULL;
 	int r;
 
+	args_parse(argc, argv, &a);
+	log_to = &a;
 	if (load_conf(&runtime) < 0)
 		return EXIT_FAILURE;
 	r = find_runtime(runtime, &exe);
 	if (r < 0) {
-		fprintf(stderr, RUNTIME_PREFIX "cannot find the runtime '%s': %s\n", runtime,
+		say("cannot find the runtime '%s': %s", runtime,
 			r == -ELOOP ? "that is coresched-runtime itself" :
 			r == -ENOENT && !strchr(runtime, '/') ? "not in PATH" : strerror(-r));
 		free(runtime);
 		return EXIT_NOT_FOUND;
 	}
-	args_parse(argc, argv, &a);
 	if (a.add_hook && add_hook(a.bundle) != 0) {
 		free(runtime);
 		free(exe);
@@ -226,7 +282,7 @@ int main(int argc, char **argv)
 	}
 	argv[0] = runtime;
 	execv(exe, argv);
-	fprintf(stderr, RUNTIME_PREFIX "cannot execute %s: %s\n", exe, strerror(errno));
+	say("cannot execute %s: %s", exe, strerror(errno));
 	free(runtime);
 	free(exe);
 	return EXIT_NOT_FOUND;

@@ -19,6 +19,8 @@ struct runtime_args {
 	const char *command; /* the subcommand, NULL when there is none */
 	const char *bundle;  /* --bundle/-b of create or run; NULL = the cwd */
 	bool add_hook;       /* create or run (not asking for help) */
+	const char *log;     /* --log: where the runtime logs, NULL = stderr */
+	bool log_json;       /* --log-format json */
 };
 
 /* Finds the subcommand after the runtime's global options and, for create

@@ -159,6 +159,15 @@ bad hooks-not-object "$work/bad/config.json: hooks: must be an object" '{"hooks"
 bad stage-not-array "$work/bad/config.json: hooks.createRuntime: must be an array" '{"hooks": {"createRuntime": {}}}'
 bad hook-not-object "$work/bad/config.json: hooks.prestart\[1\]: must be an object" \
 	'{"hooks": {"prestart": [{"path": "/a"}, "b"]}}'
+# The runtime's log gets the error too: containerd reports its last error.
+bundle "$work/bad" '{"a": '
+shim --log "$work/log.json" --log-format json run --bundle "$work/bad" idl
+check log-json "$work/log.json" "
+if c['level'] != 'error' or c['msg'] != 'coresched-runtime: $work/bad/config.json:1: invalid JSON: unexpected end of input' or not c['time'].endswith('Z'):
+	print(c)"
+shim --log="$work/log.txt" create --bundle "$work/bad" idl
+grep -qE '^time="[0-9T:-]+Z" level=error msg="coresched-runtime: [^"]*/bad/config.json:1: invalid JSON: unexpected end of input"$' "$work/log.txt" &&
+	echo "PASS: $T/log-text" || echo "FAIL: $T/log-text: $(cat "$work/log.txt")"
 mkdir -p "$work/nobundle"
 shim run --bundle "$work/nobundle" idn
 result missing-config 1 "cannot read $work/nobundle/config.json: No such file or directory" "$rc" "$out"

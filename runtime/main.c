@@ -9,12 +9,12 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <json-c/json.h>
 #include <limits.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <json-c/json.h>
-#include <stdarg.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -29,6 +29,7 @@ static const struct runtime_args *log_to;
 
 static void log_line(const char *msg)
 {
+	const int flags = JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE;
 	char when[32], *quoted = NULL, *line = NULL;
 	time_t now = time(NULL);
 	json_object *o;
@@ -40,13 +41,13 @@ static void log_line(const char *msg)
 		json_object_object_add(o, "level", json_object_new_string("error"));
 		json_object_object_add(o, "msg", json_object_new_string(msg));
 		json_object_object_add(o, "time", json_object_new_string(when));
-		if (asprintf(&line, "%s\n", json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE)) < 0)
+		if (asprintf(&line, "%s\n", json_object_to_json_string_ext(o, flags)) < 0)
 			line = NULL;
 		json_object_put(o);
 	} else {
 		/* A JSON string is also a valid Go-quoted one for a text log. */
 		o = json_object_new_string(msg);
-		quoted = strdup(json_object_to_json_string_ext(o, JSON_C_TO_STRING_NOSLASHESCAPE));
+		quoted = strdup(json_object_to_json_string_ext(o, flags));
 		json_object_put(o);
 		if (!quoted || asprintf(&line, "time=\"%s\" level=error msg=%s\n", when, quoted) < 0)
 			line = NULL;

@@ -169,7 +169,8 @@ int spec_add_hook(const char *json, size_t len, const char *name, const char *ho
 		json_object_put(o);
 		return r;
 	}
-	s = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED | JSON_C_TO_STRING_NOSLASHESCAPE);
+	s = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED |
+						      JSON_C_TO_STRING_NOSLASHESCAPE);
 	text = s ? malloc(strlen(s) + 2) : NULL;
 	if (text)
 		strcpy(stpcpy(text, s), "\n");

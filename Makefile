@@ -41,16 +41,18 @@ B := build
 LIB_SRCS    := $(wildcard lib/*.c)
 DAEMON_SRCS := $(filter-out daemon/main.c,$(wildcard daemon/*.c))
 CLI_SRCS    := $(wildcard cli/*.c)
+RUNTIME_SRCS := $(wildcard runtime/*.c)
 UNIT_SRCS   := $(wildcard tests/unit/test-*.c)
 HELPER_SRCS := $(wildcard tests/helpers/*.c)
 
 LIB_OBJS    := $(LIB_SRCS:%.c=$(B)/%.o)
 DAEMON_OBJS := $(DAEMON_SRCS:%.c=$(B)/%.o)
 CLI_OBJS    := $(CLI_SRCS:%.c=$(B)/%.o)
+RUNTIME_OBJS := $(RUNTIME_SRCS:%.c=$(B)/%.o)
 UNIT_BINS   := $(UNIT_SRCS:tests/unit/%.c=$(B)/tests/%)
 HELPER_BINS := $(HELPER_SRCS:tests/helpers/%.c=$(B)/helpers/%)
 
-PROGS := $(B)/coresched $(B)/coreschedd
+PROGS := $(B)/coresched $(B)/coreschedd $(B)/coresched-runtime
 
 .PRECIOUS: $(B)/%.o
 .PHONY: all check check-host check-vm bench fuzz fault clean install uninstall deps demo
@@ -83,6 +85,9 @@ $(B)/coreschedd: $(B)/daemon/main.o $(B)/libdaemon.a $(B)/libcommon.a
 	$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $(filter %.c %.o %.a,$^) $(PKG_LIBS)
 $(B)/coresched: $(CLI_OBJS) $(B)/libcommon.a
 	$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $(filter %.c %.o %.a,$^) $(PKG_LIBS)
+# The runtime wrapper needs json-c and libc only.
+$(B)/coresched-runtime: $(RUNTIME_OBJS)
+	$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $^ $(shell $(PKG_CONFIG) --libs json-c)
 $(B)/tests/%: $(B)/tests/unit/%.o $(B)/libdaemon.a $(B)/libcommon.a
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $(filter %.c %.o %.a,$^) $(PKG_LIBS)
@@ -120,7 +125,9 @@ INSTALL_PATHS = sed -e 's|/usr/sbin/coreschedd|$(SBINDIR)/coreschedd|g' -e 's|/u
 install: all
 	install -Dm755 $(B)/coresched $(DESTDIR)$(BINDIR)/coresched
 	install -Dm755 $(B)/coreschedd $(DESTDIR)$(SBINDIR)/coreschedd
+	install -Dm755 $(B)/coresched-runtime $(DESTDIR)$(BINDIR)/coresched-runtime
 	install -Dm644 conf/coreschedd.conf $(DESTDIR)$(SYSCONFDIR)/coresched/coreschedd.conf
+	install -Dm644 conf/runtime.conf $(DESTDIR)$(SYSCONFDIR)/coresched/runtime.conf
 	install -d $(DESTDIR)$(SYSCONFDIR)/coresched/rules.d
 	install -d $(DESTDIR)$(VENDORDIR)/rules.d
 	for f in conf/rules.d/*.conf; do [ -e "$$f" ] && install -m644 "$$f" $(DESTDIR)$(VENDORDIR)/rules.d/; done; true
@@ -132,13 +139,15 @@ install: all
 	install -Dm644 docs/coresched.1 $(DESTDIR)$(MANDIR)/man1/coresched.1
 	install -Dm644 docs/coreschedd.conf.5 $(DESTDIR)$(MANDIR)/man5/coreschedd.conf.5
 	install -Dm644 docs/coreschedd.8 $(DESTDIR)$(MANDIR)/man8/coreschedd.8
+	install -Dm644 docs/coresched-runtime.8 $(DESTDIR)$(MANDIR)/man8/coresched-runtime.8
 	install -Dm644 scripts/coresched.bash-completion $(DESTDIR)$(BASHCOMPDIR)/coresched
 
 uninstall:
-	rm -f $(DESTDIR)$(BINDIR)/coresched $(DESTDIR)$(SBINDIR)/coreschedd \
+	rm -f $(DESTDIR)$(BINDIR)/coresched $(DESTDIR)$(SBINDIR)/coreschedd $(DESTDIR)$(BINDIR)/coresched-runtime \
 	      $(DESTDIR)$(SYSTEMDUNITDIR)/coreschedd.service $(DESTDIR)$(SYSTEMDUNITDIR)/coreschedd.socket \
 	      $(DESTDIR)$(DATADIR)/containers/oci/hooks.d/coresched.json \
 	      $(DESTDIR)$(MANDIR)/man1/coresched.1 $(DESTDIR)$(MANDIR)/man5/coreschedd.conf.5 $(DESTDIR)$(MANDIR)/man8/coreschedd.8 \
+	      $(DESTDIR)$(MANDIR)/man8/coresched-runtime.8 \
 	      $(DESTDIR)$(BASHCOMPDIR)/coresched
 	rm -rf $(DESTDIR)$(VENDORDIR)
 

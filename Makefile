@@ -85,9 +85,10 @@ $(B)/coreschedd: $(B)/daemon/main.o $(B)/libdaemon.a $(B)/libcommon.a
 	$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $(filter %.c %.o %.a,$^) $(PKG_LIBS)
 $(B)/coresched: $(CLI_OBJS) $(B)/libcommon.a
 	$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $(filter %.c %.o %.a,$^) $(PKG_LIBS)
-# The runtime wrapper needs json-c and libc only.
-$(B)/coresched-runtime: $(RUNTIME_OBJS)
-	$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $^ $(shell $(PKG_CONFIG) --libs json-c)
+# The runtime wrapper reads coreschedd's configuration ([Container] Lock=)
+# with the daemon's own parser.
+$(B)/coresched-runtime: $(RUNTIME_OBJS) $(B)/libdaemon.a $(B)/libcommon.a
+	$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $(filter %.c %.o %.a,$^) $(PKG_LIBS)
 $(B)/tests/%: $(B)/tests/unit/%.o $(B)/libdaemon.a $(B)/libcommon.a
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $(filter %.c %.o %.a,$^) $(PKG_LIBS)

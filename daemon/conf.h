@@ -123,6 +123,10 @@ struct conf_paths {
  * sets *ret_error to a malloc'd "file:line: message" (or "file: message");
  * nothing is returned half-built. */
 int conf_load(const struct conf_paths *paths, struct conf **ret, char **ret_error);
+/* The installed configuration (SYSCONFDIR/coresched/coreschedd.conf and
+ * the rules.d directories under /etc, /run and VENDORDIR), or with dir
+ * DIR/coreschedd.conf and DIR/rules.d only. */
+int conf_load_dir(const char *dir, struct conf **ret, char **ret_error);
 /* The same from one in-memory text, named `name` in messages (fuzzing). */
 int conf_load_string(const char *text, const char *name, struct conf **ret, char **ret_error);
 struct conf *conf_free(struct conf *c);

@@ -19,6 +19,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "conf.h"
 #include "runtime.h"
 
 #define EXIT_NOT_FOUND 127 /* the runtime cannot be found or executed */
@@ -230,6 +231,26 @@ static int write_atomic(const char *path, const char *text, const struct stat *s
 	return r;
 }
 
+/* [Container] Lock= of coreschedd's configuration (CORESCHED_CONFIG_DIR:
+ * another directory, for tests). A configuration that does not load
+ * locks: the lock is the safe side, and the daemon refuses it as well. */
+static bool container_lock(void)
+{
+	struct conf *c = NULL;
+	char *error = NULL;
+	bool lock;
+
+	if (conf_load_dir(getenv("CORESCHED_CONFIG_DIR"), &c, &error) < 0) {
+		say("warning: %s; locking the container's cookie as [Container] Lock=yes would",
+		    error ? error : "cannot load coreschedd's configuration");
+		free(error);
+		return true;
+	}
+	lock = c->container.lock;
+	conf_free(c);
+	return lock;
+}
+
 /* 0 when config.json holds the hook (added or already there), else 1
  * after saying why. */
 static int add_hook(const char *bundle)
@@ -246,7 +267,7 @@ static int add_hook(const char *bundle)
 		say("cannot read %s: %s", path, r == -EFBIG ? "longer than 16 MiB" : strerror(-r));
 	else if ((r = hook_path(&hook)) < 0)
 		say("cannot find its own path: %s", strerror(-r));
-	else if ((r = spec_add_hook(text, len, path, hook, &out, &error)) < 0)
+	else if ((r = spec_add_hook(text, len, path, hook, container_lock(), &out, &error)) < 0)
 		say("%s", error ? error : strerror(-r));
 	else if (r == 0 && (r = write_atomic(path, out, &st)) < 0)
 		say("cannot write %s: %s", path, strerror(-r));

@@ -28,14 +28,18 @@ struct runtime_args {
  * to the runtime. */
 void args_parse(int argc, char *const *argv, struct runtime_args *ret);
 
-/* Adds the hook {path, ["coresched", "oci-hook"], timeout} to
+/* With lock ([Container] Lock=yes), also makes linux.seccomp refuse every
+ * prctl(PR_SCHED_CORE) command but GET with EPERM (a profile that allows
+ * everything else, when the spec has none; an existing one keeps all it
+ * allows and refuses, less that).
+ * Adds the hook {path, ["coresched", "oci-hook"], timeout} to
  * hooks.createRuntime of the config.json text unless a coresched oci-hook
  * is already among hooks.createRuntime or hooks.prestart. Returns 0 with
  * *ret_text (malloc'd, the new JSON), 1 when the hook is already there, or
  * -EINVAL with *ret_error (malloc'd, starting with name) for input that
  * is not a valid spec; -ENOMEM without a message. */
-int spec_add_hook(const char *json, size_t len, const char *name, const char *hook_path, char **ret_text,
-		  char **ret_error);
+int spec_add_hook(const char *json, size_t len, const char *name, const char *hook_path, bool lock,
+		  char **ret_text, char **ret_error);
 
 /* Parses runtime.conf text (Key=Value lines, # or ; comments). Returns 0
  * with *ret_runtime (malloc'd, NULL when the file does not set it), or

@@ -153,8 +153,223 @@ static int add_hook(json_object *o, const char *name, const char *hook_path, cha
 	return 0;
 }
 
-int spec_add_hook(const char *json, size_t len, const char *name, const char *hook_path, char **ret_text,
-		  char **ret_error)
+/* ---- [Container] Lock=yes: the container may read its cookie, not change it ---- */
+
+#define PR_SCHED_CORE_OPTION 62 /* prctl option; commands 1-3 change a cookie */
+static const unsigned lock_cmds[] = { 1 /* CREATE */, 2 /* SHARE_TO */, 3 /* SHARE_FROM */ };
+
+/* {"index": I, "value": 0xffffffff, "valueTwo": V, "op": "SCMP_CMP_MASKED_EQ"}:
+ * the kernel reads option and command as 32-bit, so junk in the upper
+ * half must not get past. */
+static json_object *masked_arg(unsigned index, unsigned value)
+{
+	json_object *a = json_object_new_object();
+
+	json_object_object_add(a, "index", json_object_new_int((int)index));
+	json_object_object_add(a, "value", json_object_new_int64(0xffffffffLL));
+	json_object_object_add(a, "valueTwo", json_object_new_int64(value));
+	json_object_object_add(a, "op", json_object_new_string("SCMP_CMP_MASKED_EQ"));
+	return a;
+}
+
+/* {"index": I, "value": MASK, "valueTwo": V, "op": "SCMP_CMP_MASKED_EQ"} */
+static json_object *masked_bits(unsigned index, unsigned mask, unsigned value)
+{
+	json_object *a = masked_arg(index, value);
+
+	json_object_object_add(a, "value", json_object_new_int64(mask));
+	return a;
+}
+
+static json_object *prctl_rule(const char *action, json_object *arg0, json_object *arg1)
+{
+	json_object *r = json_object_new_object(), *names = json_object_new_array(), *args = json_object_new_array();
+
+	json_object_array_add(names, json_object_new_string("prctl"));
+	json_object_array_add(args, arg0);
+	if (arg1)
+		json_object_array_add(args, arg1);
+	json_object_object_add(r, "names", names);
+	json_object_object_add(r, "action", json_object_new_string(action));
+	json_object_object_add(r, "args", args);
+	return r;
+}
+
+/* What an allow-list profile allowed of prctl, less the lock: libseccomp
+ * lets an unconditional rule swallow conditional ones of the same call,
+ * and has no "masked not equal". So: allowed when a bit of the 32-bit
+ * option differs from PR_SCHED_CORE's (one rule per bit: their union is
+ * every other option), and PR_SCHED_CORE itself with GET only. */
+static void add_allow_except_lock(json_object *rules)
+{
+	for (unsigned b = 0; b < 32; b++) {
+		unsigned bit = 1u << b;
+
+		json_object_array_add(rules, prctl_rule("SCMP_ACT_ALLOW",
+							masked_bits(0, bit, ~(unsigned)PR_SCHED_CORE_OPTION & bit), NULL));
+	}
+	json_object_array_add(rules, prctl_rule("SCMP_ACT_ALLOW", masked_arg(0, PR_SCHED_CORE_OPTION),
+						masked_arg(1, 0 /* GET */)));
+}
+
+static json_object *lock_rule(unsigned cmd)
+{
+	json_object *r = json_object_new_object(), *names = json_object_new_array(), *args = json_object_new_array();
+
+	json_object_array_add(names, json_object_new_string("prctl"));
+	json_object_array_add(args, masked_arg(0, PR_SCHED_CORE_OPTION));
+	json_object_array_add(args, masked_arg(1, cmd));
+	json_object_object_add(r, "names", names);
+	json_object_object_add(r, "action", json_object_new_string("SCMP_ACT_ERRNO"));
+	json_object_object_add(r, "errnoRet", json_object_new_int(1)); /* EPERM */
+	json_object_object_add(r, "args", args);
+	return r;
+}
+
+static const char *str_of(json_object *o, const char *key)
+{
+	json_object *v;
+
+	return json_object_object_get_ex(o, key, &v) && json_object_is_type(v, json_type_string) ?
+		       json_object_get_string(v) : NULL;
+}
+
+/* Whether rule is lock_rule(cmd), as this program writes it. */
+static bool is_lock_rule(json_object *rule, unsigned cmd)
+{
+	json_object *names, *args, *a;
+	const char *action = str_of(rule, "action");
+
+	if (!action || strcmp(action, "SCMP_ACT_ERRNO") != 0 || !json_object_object_get_ex(rule, "names", &names) ||
+	    !json_object_is_type(names, json_type_array) || json_object_array_length(names) != 1 ||
+	    !json_object_object_get_ex(rule, "args", &args) || !json_object_is_type(args, json_type_array) ||
+	    json_object_array_length(args) != 2)
+		return false;
+	a = json_object_array_get_idx(names, 0);
+	if (!json_object_is_type(a, json_type_string) || strcmp(json_object_get_string(a), "prctl") != 0)
+		return false;
+	for (unsigned i = 0; i < 2; i++) {
+		json_object *v;
+
+		a = json_object_array_get_idx(args, i);
+		if (!json_object_is_type(a, json_type_object) || !json_object_object_get_ex(a, "valueTwo", &v) ||
+		    json_object_get_int64(v) != (i == 0 ? PR_SCHED_CORE_OPTION : (int64_t)cmd) ||
+		    !str_of(a, "op") || strcmp(str_of(a, "op"), "SCMP_CMP_MASKED_EQ") != 0)
+			return false;
+	}
+	return true;
+}
+
+/* A rule that allows prctl whatever its arguments: its "prctl" is taken
+ * out (runc merges rules of one call, crun keeps the first), and 1 is
+ * returned so that the caller allows prctl once more, after the lock's
+ * rules. -EINVAL for a rule the runtime would refuse too. */
+static int take_prctl(json_object *rule, size_t i, const char *name, char **ret_error)
+{
+	json_object *names, *args;
+	const char *action = str_of(rule, "action");
+	size_t n;
+
+	if (!json_object_is_type(rule, json_type_object))
+		return runtime_failf(ret_error, "%s: linux.seccomp.syscalls[%zu]: must be an object", name, i);
+	if (!json_object_object_get_ex(rule, "names", &names) || !json_object_is_type(names, json_type_array))
+		return 0;
+	if (!action || (strcmp(action, "SCMP_ACT_ALLOW") != 0 && strcmp(action, "SCMP_ACT_LOG") != 0))
+		return 0;
+	if (json_object_object_get_ex(rule, "args", &args) && json_object_is_type(args, json_type_array) &&
+	    json_object_array_length(args) > 0)
+		return 0; /* allows prctl only so: stricter than the lock needs */
+	n = json_object_array_length(names);
+	for (size_t j = 0; j < n; j++) {
+		json_object *v = json_object_array_get_idx(names, j);
+
+		if (json_object_is_type(v, json_type_string) && strcmp(json_object_get_string(v), "prctl") == 0) {
+			json_object_array_del_idx(names, j, 1);
+			return 1;
+		}
+	}
+	return 0;
+}
+
+/* Adds the lock's rules in front of linux.seccomp.syscalls, making the
+ * profile (allow by default) when there is none. 0 added, 1 already
+ * there, -EINVAL. */
+static int add_lock(json_object *o, const char *name, char **ret_error)
+{
+	json_object *linux_, *seccomp, *syscalls, *rules;
+	const char *def;
+	size_t n, found = 0;
+	bool allow_prctl = false;
+	int r;
+
+	if (!json_object_object_get_ex(o, "linux", &linux_) || json_object_is_type(linux_, json_type_null)) {
+		linux_ = json_object_new_object();
+		json_object_object_add(o, "linux", linux_);
+	} else if (!json_object_is_type(linux_, json_type_object))
+		return runtime_failf(ret_error, "%s: linux: must be an object", name);
+	if (!json_object_object_get_ex(linux_, "seccomp", &seccomp) || json_object_is_type(seccomp, json_type_null)) {
+		json_object *arches = json_object_new_array();
+
+		seccomp = json_object_new_object();
+		json_object_object_add(seccomp, "defaultAction", json_object_new_string("SCMP_ACT_ALLOW"));
+#if defined(__x86_64__)
+		json_object_array_add(arches, json_object_new_string("SCMP_ARCH_X86_64"));
+		json_object_array_add(arches, json_object_new_string("SCMP_ARCH_X86"));
+		json_object_array_add(arches, json_object_new_string("SCMP_ARCH_X32"));
+#elif defined(__aarch64__)
+		json_object_array_add(arches, json_object_new_string("SCMP_ARCH_AARCH64"));
+		json_object_array_add(arches, json_object_new_string("SCMP_ARCH_ARM"));
+#endif
+		json_object_object_add(seccomp, "architectures", arches);
+		json_object_object_add(linux_, "seccomp", seccomp);
+	} else if (!json_object_is_type(seccomp, json_type_object))
+		return runtime_failf(ret_error, "%s: linux.seccomp: must be an object", name);
+	def = str_of(seccomp, "defaultAction");
+	if (!def)
+		return runtime_failf(ret_error, "%s: linux.seccomp.defaultAction: must be a string", name);
+	if (!json_object_object_get_ex(seccomp, "syscalls", &syscalls) || json_object_is_type(syscalls, json_type_null)) {
+		syscalls = json_object_new_array();
+		json_object_object_add(seccomp, "syscalls", syscalls);
+	} else if (!json_object_is_type(syscalls, json_type_array))
+		return runtime_failf(ret_error, "%s: linux.seccomp.syscalls: must be an array", name);
+	n = json_object_array_length(syscalls);
+	for (size_t i = 0; i < n; i++)
+		for (size_t c = 0; c < sizeof(lock_cmds) / sizeof(lock_cmds[0]); c++)
+			if (is_lock_rule(json_object_array_get_idx(syscalls, i), lock_cmds[c]))
+				found |= 1u << c;
+	for (size_t i = 0; i < n; i++) {
+		r = take_prctl(json_object_array_get_idx(syscalls, i), i, name, ret_error);
+		if (r < 0)
+			return r;
+		allow_prctl |= r > 0;
+	}
+	/* Locked already, and nothing allows prctl whatever its arguments. */
+	if (found == 7 && !allow_prctl)
+		return 1;
+	/* The new list: the lock first, prctl allowed again if a rule did,
+	 * then the rest (rules left without a name dropped). */
+	rules = json_object_new_array();
+	for (size_t c = 0; c < sizeof(lock_cmds) / sizeof(lock_cmds[0]); c++)
+		json_object_array_add(rules, lock_rule(lock_cmds[c]));
+	if (allow_prctl && strcmp(def, "SCMP_ACT_ALLOW") != 0)
+		add_allow_except_lock(rules);
+	for (size_t i = 0; i < n; i++) {
+		json_object *rule = json_object_array_get_idx(syscalls, i), *names;
+		bool ours = false;
+
+		for (size_t c = 0; c < sizeof(lock_cmds) / sizeof(lock_cmds[0]); c++)
+			ours |= is_lock_rule(rule, lock_cmds[c]);
+		if (ours || (json_object_object_get_ex(rule, "names", &names) &&
+			     json_object_is_type(names, json_type_array) && json_object_array_length(names) == 0))
+			continue;
+		json_object_array_add(rules, json_object_get(rule));
+	}
+	json_object_object_add(seccomp, "syscalls", rules);
+	return 0;
+}
+
+int spec_add_hook(const char *json, size_t len, const char *name, const char *hook_path, bool lock,
+		  char **ret_text, char **ret_error)
 {
 	json_object *o = NULL;
 	const char *s;
@@ -165,6 +380,11 @@ int spec_add_hook(const char *json, size_t len, const char *name, const char *ho
 	if (r < 0)
 		return r;
 	r = add_hook(o, name, hook_path, ret_error);
+	if (r >= 0 && lock) {
+		int l = add_lock(o, name, ret_error);
+
+		r = l < 0 ? l : r == 1 && l == 1 ? 1 : 0;
+	}
 	if (r != 0) {
 		json_object_put(o);
 		return r;

@@ -3,6 +3,8 @@
  * spec comes from the engine, but its content from whoever wrote the
  * container. A spec that gained the hook must be a JSON object holding it
  * and must not gain it twice; a refused one must say why, naming the file.
+ * An input of odd length asks for [Container] Lock=yes as well: the spec
+ * must then start its seccomp rules with the lock's three.
  * fuzz-sources: runtime/spec.c */
 #include <errno.h>
 #include <json-c/json.h>
@@ -32,18 +34,41 @@ static void check_added(const char *text)
 	json_object_put(o);
 }
 
+/* linux.seccomp.syscalls[0..2]: ERRNO for prctl, each with two args. */
+static void check_locked(const char *text)
+{
+	json_object *o = json_tokener_parse(text), *l, *s, *calls, *rule, *v;
+
+	if (!o || !json_object_object_get_ex(o, "linux", &l) || !json_object_object_get_ex(l, "seccomp", &s) ||
+	    !json_object_object_get_ex(s, "syscalls", &calls) || !json_object_is_type(calls, json_type_array) ||
+	    json_object_array_length(calls) < 3)
+		abort();
+	for (size_t i = 0; i < 3; i++) {
+		rule = json_object_array_get_idx(calls, i);
+		if (!json_object_object_get_ex(rule, "action", &v) ||
+		    strcmp(json_object_get_string(v), "SCMP_ACT_ERRNO") != 0 ||
+		    !json_object_object_get_ex(rule, "args", &v) || json_object_array_length(v) != 2)
+			abort();
+	}
+	json_object_put(o);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	char *text = NULL, *again = NULL, *error = NULL;
+	bool lock = size % 2;
 	int r;
 
-	r = spec_add_hook((const char *)data, size, NAME, HOOK, &text, &error);
+	r = spec_add_hook((const char *)data, size, NAME, HOOK, lock, &text, &error);
 	if (r == 0) {
 		if (!text || error)
 			abort();
-		check_added(text);
+		if (lock)
+			check_locked(text);
+		else
+			check_added(text);
 		/* Idempotent: the rewritten spec already has the hook. */
-		if (spec_add_hook(text, strlen(text), NAME, HOOK, &again, &error) != 1 || again || error)
+		if (spec_add_hook(text, strlen(text), NAME, HOOK, lock, &again, &error) != 1 || again || error)
 			abort();
 		free(text);
 		return 0;

@@ -18,6 +18,10 @@ ln -s "$top/build/helpers/cs-argv" "$work/fake"
 export CS_ARGV_OUT=$work/argv CS_STDIN_OUT=$work/stdin
 echo "Runtime=$work/fake" > "$work/runtime.conf"
 export CORESCHED_RUNTIME_CONF=$work/runtime.conf
+# coreschedd's configuration ([Container] Lock=): none, unless a case says.
+mkdir -p "$work/cfg" "$work/lockcfg"
+export CORESCHED_CONFIG_DIR=$work/cfg
+printf '[Container]\nLock=yes\n' > "$work/lockcfg/coreschedd.conf"
 hook="$top/build/coresched"
 
 plain='{"ociVersion": "1.0.2", "process": {"args": ["/bin/sh"], "cwd": "/"},
@@ -241,3 +245,70 @@ printf '  Runtime = %s  \n' "$work/path2/runc" > "$work/runtime.conf"
 shim state id1
 [ "$(head -zn1 "$work/argv" 2>/dev/null | tr -d '\0')" = "$work/path2/runc" ] &&
 	echo "PASS: $T/conf-spaces-trimmed" || echo "FAIL: $T/conf-spaces-trimmed: status $rc: $out"
+
+# -- [Container] Lock=yes: the seccomp rules that keep the cookie.
+echo "Runtime=$work/fake" > "$work/runtime.conf"
+lockpy='
+def lock_rules(calls):
+    out = []
+    for r in calls[:3]:
+        a = r.get("args", [])
+        out.append((r.get("names"), r.get("action"), r.get("errnoRet"),
+                    [(x["index"], x["value"], x["valueTwo"], x["op"]) for x in a]))
+    return out
+want = [(["prctl"], "SCMP_ACT_ERRNO", 1, [(0, 4294967295, 62, "SCMP_CMP_MASKED_EQ"), (1, 4294967295, c, "SCMP_CMP_MASKED_EQ")]) for c in (1, 2, 3)]
+'
+b=$work/lock1
+bundle "$b" "$plain"
+CORESCHED_CONFIG_DIR=$work/lockcfg shim run -b "$b" x
+check lock-profile-made "$b/config.json" "$lockpy
+s = c['linux']['seccomp']
+if s['defaultAction'] != 'SCMP_ACT_ALLOW': print('default', s['defaultAction'])
+if lock_rules(s['syscalls']) != want or len(s['syscalls']) != 3: print(s['syscalls'])
+if not any(ours(h) for h in c['hooks']['createRuntime']): print('no hook')"
+cp "$b/config.json" "$work/lock1.once"
+CORESCHED_CONFIG_DIR=$work/lockcfg shim run -b "$b" x
+cmp -s "$b/config.json" "$work/lock1.once" && echo "PASS: $T/lock-idempotent" ||
+	echo "FAIL: $T/lock-idempotent: $(diff "$work/lock1.once" "$b/config.json" | head -n5)"
+# An allow-list profile that allows prctl whatever its arguments (as
+# Docker's does): prctl leaves that rule, other options and GET stay
+# allowed, the lock comes first, and nothing else changes.
+b=$work/lock2
+bundle "$b" '{"ociVersion": "1.0.2", "process": {"args": ["/bin/sh"]}, "root": {"path": "r"},
+ "linux": {"seccomp": {"defaultAction": "SCMP_ACT_ERRNO", "architectures": ["SCMP_ARCH_X86_64"],
+  "syscalls": [{"names": ["read", "prctl", "write"], "action": "SCMP_ACT_ALLOW"},
+               {"names": ["prctl"], "action": "SCMP_ACT_ALLOW"},
+               {"names": ["personality"], "action": "SCMP_ACT_ALLOW", "args": [{"index": 0, "value": 0, "op": "SCMP_CMP_EQ"}]}]}}}'
+CORESCHED_CONFIG_DIR=$work/lockcfg shim run -b "$b" x
+check lock-allowlist "$b/config.json" "$lockpy
+s = c['linux']['seccomp']; calls = s['syscalls']
+if lock_rules(calls) != want: print('lock', calls[:3])
+if s['architectures'] != ['SCMP_ARCH_X86_64'] or s['defaultAction'] != 'SCMP_ACT_ERRNO': print('changed', s)
+rest = [r for r in calls[3:] if r.get('names') != ['prctl']]
+if rest != [{'names': ['read', 'write'], 'action': 'SCMP_ACT_ALLOW'}, {'names': ['personality'], 'action': 'SCMP_ACT_ALLOW', 'args': [{'index': 0, 'value': 0, 'op': 'SCMP_CMP_EQ'}]}]: print('rest', rest)
+allow = [r for r in calls[3:] if r.get('names') == ['prctl']]
+if any(r['action'] != 'SCMP_ACT_ALLOW' or not r.get('args') for r in allow): print('unconditional prctl left', allow)
+# what the allow rules admit, as libseccomp reads them (masked compares ORed)
+def admits(opt, cmd):
+    for r in allow:
+        ok = True
+        for a in r['args']:
+            v = opt if a['index'] == 0 else cmd
+            if (v & a['value']) != a['valueTwo']: ok = False
+        if ok: return True
+    return False
+for opt, cmd, w in [(62, 0, True), (62, 1, False), (62, 2, False), (62, 3, False), (15, 0, True), (0, 0, True),
+                    (63, 1, True), (0xffffffff, 0, True), (62 | (1 << 32), 1, False)]:
+    if admits(opt & 0xffffffff, cmd & 0xffffffff) != w: print('prctl', opt, cmd, 'admitted' if not w else 'refused')"
+cp "$b/config.json" "$work/lock2.once"
+CORESCHED_CONFIG_DIR=$work/lockcfg shim run -b "$b" x
+cmp -s "$b/config.json" "$work/lock2.once" && echo "PASS: $T/lock-allowlist-idempotent" ||
+	echo "FAIL: $T/lock-allowlist-idempotent: $(diff "$work/lock2.once" "$b/config.json" | head -n5)"
+# A configuration that does not load locks, and says so.
+mkdir -p "$work/badcfg"; printf '[Container]\nLock=maybe\n' > "$work/badcfg/coreschedd.conf"
+b=$work/lock3
+bundle "$b" "$plain"
+CORESCHED_CONFIG_DIR=$work/badcfg shim run -b "$b" x
+result lock-bad-config-warns 0 "^coresched-runtime: warning: .*coreschedd.conf:2.*locking the container's cookie" $rc "$out"
+check lock-bad-config-locks "$b/config.json" "$lockpy
+if lock_rules(c['linux']['seccomp']['syscalls']) != want: print(c['linux'])"

@@ -26,9 +26,10 @@ for d in /lib /lib64 /usr/lib; do
 	[ -d "$d" ] && mkdir -p "$ROOTFS$d" && cp -a "$d/." "$ROOTFS$d/"
 done
 
-# bundle ID: a bundle with no hooks whose entrypoint is the probe.
+# bundle ID [create]: a bundle with no hooks whose entrypoint is the
+# probe (with create: which then tries to change its cookie).
 bundle() {
-	b=$W/$1
+	b=$W/$1 try=${2:+, \"$2\"}
 	mkdir -p "$b/out"
 	cat > "$b/config.json" <<JSON
 {
@@ -36,7 +37,7 @@ bundle() {
   "process": {
     "terminal": false,
     "user": { "uid": 0, "gid": 0 },
-    "args": ["/bin/cs-first", "/out/first"],
+    "args": ["/bin/cs-first", "/out/first"$try],
     "env": ["PATH=/bin"],
     "cwd": "/"
   },
@@ -151,6 +152,32 @@ if "$RUNC" --root "$ROOT" state bad >/dev/null 2>&1 || [ -d /sys/fs/cgroup/ocirt
 else
 	pass malformed-not-started
 fi
+
+# [Container] Lock=yes (read from coreschedd's configuration): the wrapper
+# adds the lock to the bundle's seccomp profile; the entrypoint reads its
+# cookie but cannot change it, by the kernel's word from outside too.
+printf '[Daemon]\nReconcileSec=2\n[Container]\nLock=yes\n' > "$CFG/coreschedd.conf"
+coresched reload >/dev/null 2>&1
+for mode in free locked; do
+	bundle $mode create
+	started="$started $mode"
+	if [ $mode = free ]; then cdir=/nonexistent; else cdir=$CFG; fi
+	(cd "$W/$mode" && CORESCHED_CONFIG_DIR=$cdir "$SHIM" --root "$ROOT" run -d --no-pivot --no-new-keyring $mode \
+		> "$W/$mode.log" 2>&1 < /dev/null)
+	wait_for grep -q '^after ' "$W/$mode/out/first" ||
+		fail "$mode-ran" "the entrypoint recorded nothing: $(cat "$W/$mode.log")"
+done
+# The control: without Lock= the container may change its cookie.
+expect unlocked-may-change "$(sed -n 's/^create //p' "$W/free/out/first")" OK
+fl=$(head -n1 "$W/locked/out/first")
+expect_set locked-first-cookie "$fl"
+expect locked-refused "$(sed -n 's/^create //p' "$W/locked/out/first")" '!EPERM'
+expect locked-reads-same "$(sed -n 's/^after //p' "$W/locked/out/first")" "$fl"
+il=$(init_pid locked)
+expect locked-kernel-cookie "$(cookie "$il")" "$fl"
+grep -q '"SCMP_CMP_MASKED_EQ"' "$W/locked/config.json" && pass locked-profile-added ||
+	fail locked-profile-added "$(cat "$W/locked/config.json")"
+expect locked-seccomp "$(sed -n 's/^Seccomp:[[:space:]]*//p' /proc/$il/status)" 2
 
 # The hook the wrapper added is the one that decides: with the daemon
 # down it refuses the container (fail mode closed).

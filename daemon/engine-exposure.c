@@ -33,8 +33,8 @@ uint64_t exposure_before(struct engine *e, const struct task *t, const struct ke
 
 	/* run -g and the hook place the launcher before it execs the
 	 * program: what ran untagged was the launcher, not the workload. */
-	if (!k || k->trusted || t->exposure_counted || t->origin == ORIGIN_RUN || t->origin == ORIGIN_HOOK ||
-	    cookie_of_group(e, t->cookie, k->group))
+	if (!k || k->trusted || (t->exposure_group && strcmp(t->exposure_group, k->group) == 0) ||
+	    t->origin == ORIGIN_RUN || t->origin == ORIGIN_HOOK || cookie_of_group(e, t->cookie, k->group))
 		return EXPOSURE_NONE;
 	if (!e->sys->cpu_ns || SYS(e, cpu_ns, t->pid, &ns) < 0)
 		return EXPOSURE_NONE; /* gone, or no schedstat: nothing known to add */
@@ -45,9 +45,9 @@ void exposure_count(struct engine *e, struct task *t, const struct key *k, uint6
 {
 	struct exposure *x;
 
+	exposure_settle(t, k);
 	if (ns == EXPOSURE_NONE || !k)
 		return;
-	t->exposure_counted = true;
 	if (!e->exposure && !(e->exposure = hashmap_new(true)))
 		return;
 	x = hashmap_get_str(e->exposure, k->group);
@@ -64,6 +64,20 @@ void exposure_count(struct engine *e, struct task *t, const struct key *k, uint6
 	x->placements++;
 	e->c.untagged_cpu_ns += ns;
 	e->c.untagged_placements++;
+}
+
+void exposure_settle(struct task *t, const struct key *k)
+{
+	if (!k || k->trusted || (t->exposure_group && strcmp(t->exposure_group, k->group) == 0))
+		return;
+	free(t->exposure_group);
+	t->exposure_group = strdup(k->group); /* out of memory: it may count again */
+}
+
+void exposure_forget(struct task *t)
+{
+	free(t->exposure_group);
+	t->exposure_group = NULL;
 }
 
 static int cmp_exposure(const void *a, const void *b)

@@ -101,6 +101,7 @@ int engine_ensure(struct engine *e, struct task *t, bool repair)
 		return 0;
 	if (!first && t->cookie == want) {
 		t->released = false;
+		exposure_settle(t, k); /* it runs with the group's cookie */
 		return 0;
 	}
 	if (!smt_usable(e))
@@ -403,7 +404,7 @@ static int handle_process(struct engine *e, pid_t pid, bool new_program)
 			engine_judge_child(e, t, engine_task(e, pi.ppid), &pi, 0);
 		if (r >= 0 && new_program) {
 			t->cleared = false; /* a new program or user: the rules again */
-			t->exposure_counted = false;
+			exposure_forget(t);
 		}
 		if (r >= 0)
 			(void)engine_evaluate(e, t, false);

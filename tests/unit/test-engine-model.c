@@ -1315,6 +1315,45 @@ static void test_exposure(void)
 	e = engine_free(e);
 }
 
+/* Exposure counts what ran without the group's cookie, not a member's
+ * whole life: a member re-keyed within its group by a reload ran with the
+ * group's cookie, and one the daemon repairs after it escaped ran with it
+ * until then (its time since the escape is not known: nothing counts). */
+static void test_exposure_members(void)
+{
+	struct fproc *w, *c;
+	uint64_t n;
+
+	e = scenario("[Group web]\nMatchExe=/usr/bin/web\n");
+	if (!e)
+		return;
+	w = spawn("/usr/bin/web", 1000);
+	if (!w)
+		return;
+	w->cpu_ns = 1000;
+	deliver(n_events);
+	CHECK(cookie_of(w) != 0);
+	CHECK(exposure_of("web", &n) == 1000 && n == 1);
+	op_fork(w); /* the kernel copies the parent's cookie */
+	c = proc_of(next_pid == PID_MIN ? PID_MIN + PID_RANGE - 1 : next_pid - 1);
+	deliver(n_events);
+	CHECK(c && cookie_of(c) == cookie_of(w));
+	CHECK(exposure_of("web", &n) == 1000 && n == 1);
+	if (c) { /* hours later it makes a cookie of its own: repaired */
+		c->cpu_ns = 7200000000000ull;
+		c->th[0].cookie = next_cookie++;
+		engine_scan(e, false, true);
+		CHECK(cookie_of(c) == cookie_of(w));
+		CHECK(exposure_of("web", &n) == 1000 && n == 1);
+	}
+	/* Per=user now: new keys in the same group, for both */
+	w->cpu_ns = 3600000000000ull;
+	conf_free(engine_set_conf(e, load_text("[Group web]\nMatchExe=/usr/bin/web\nPer=user\n")));
+	CHECK(cookie_of(w) != 0);
+	CHECK(exposure_of("web", &n) == 1000 && n == 1);
+	e = engine_free(e);
+}
+
 /* A sched_ext scheduler: no cookie is given while it is loaded (unless
  * AllowSchedExt=yes); within a tick of its going, the process is placed. */
 static void test_sched_ext(void)
@@ -1379,6 +1418,7 @@ int main(void)
 	RUN(test_unmatched_clear);
 	RUN(test_sched_ext);
 	RUN(test_exposure);
+	RUN(test_exposure_members);
 	RUN(test_model);
 	UNIT_EXIT();
 }

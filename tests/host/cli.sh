@@ -53,6 +53,9 @@ check pre-table-option 7 'coreschedd is not running' env CORESCHED_SOCKET=/nonex
 check pre-value-named-like-function 7 'coreschedd is not running' \
 	env CORESCHED_SOCKET=/nonexistent $cs -g new ps
 check new-help 0 '^Usage: coresched new ' $cs new --help
+# The command's own options are the command's, -g among them.
+check run-command-own-g 1 'empty group name' $cs run -g '' true -gweb
+check run-command-own-group 1 'empty group name' $cs run --group= true --group web
 check run-word-command-needs-daemon 7 'coreschedd is not running' \
 	env CORESCHED_SOCKET=/nonexistent $cs run -g web true
 

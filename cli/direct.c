@@ -110,7 +110,8 @@ static int parse_args(int argc, char **argv, struct direct_args *a)
 		if (r)
 			return r;
 	}
-	if (optind > 1 && strcmp(argv[optind - 1], "--") == 0) {
+	/* get takes PIDs after "--" too, as util-linux's "coresched -- get" */
+	if (optind > 1 && strcmp(argv[optind - 1], "--") == 0 && takes_command(argv[0])) {
 		if (optind >= argc)
 			return cli_usage_error("no command after '--'");
 		a->exec_argv = argv + optind;

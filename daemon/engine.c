@@ -94,7 +94,7 @@ int engine_ensure(struct engine *e, struct task *t, bool repair)
 	bool first = k && k->per == PER_PROCESS && !k->trusted && k->cookie == 0;
 	sc_cookie want = k ? k->cookie : 0;
 	char rule[ENGINE_RULE_MAX];
-	uint64_t exposed;
+	bool exposed;
 	int r;
 
 	if (t->origin == ORIGIN_FOREIGN)
@@ -106,7 +106,7 @@ int engine_ensure(struct engine *e, struct task *t, bool repair)
 	}
 	if (!smt_usable(e))
 		return -ENODEV;
-	exposed = exposure_before(e, t, k);
+	exposed = exposure_due(e, t, k);
 	r = apply(e, t, k);
 	if (r < 0) {
 		note_failure(e, t, r, k ? "assign a cookie" : "clear the cookie");

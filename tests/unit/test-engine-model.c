@@ -99,6 +99,7 @@ struct fproc {
 	unsigned changed_tick;   /* the tick of its last fork, exec or uid change */
 	unsigned parent_requests; /* requests on its parent since its fork, before the fork was taken */
 	uint64_t cpu_ns;  /* what schedstat would say: the scenario tests set it */
+	sc_cookie cpu_read_cookie; /* its cookie when the daemon last read cpu_ns */
 };
 
 /* The daemon writes children and sticky members to its state file once a
@@ -425,6 +426,7 @@ static int fk_cpu_ns(void *u, pid_t pid, uint64_t *ret)
 	(void)u;
 	if (!p)
 		return -ESRCH;
+	p->cpu_read_cookie = p->th[0].cookie;
 	*ret = p->cpu_ns;
 	return 0;
 }
@@ -1290,6 +1292,8 @@ static void test_exposure(void)
 	deliver(n_events);
 	CHECK(cookie_of(w) != 0);
 	CHECK(exposure_of("web", &n) == 3000000 && n == 1);
+	/* read once the cookie is on: the reading does not delay it */
+	CHECK(w->cpu_read_cookie == cookie_of(w));
 	w->cpu_ns = 9000000; /* placed already: more CPU is not exposure */
 	engine_scan(e, false, true);
 	CHECK(exposure_of("web", &n) == 3000000 && n == 1);

@@ -1322,19 +1322,22 @@ static void test_exposure(void)
 /* Exposure counts what ran without the group's cookie, not a member's
  * whole life: a member re-keyed within its group by a reload ran with the
  * group's cookie, and one the daemon repairs after it escaped ran with it
- * until then (its time since the escape is not known: nothing counts). */
+ * until then (its time since the escape is not known: nothing counts).
+ * An assign counts what the process ran before, as a reload does. */
 static void test_exposure_members(void)
 {
-	struct fproc *w, *c;
+	struct fproc *w, *c, *m;
 	uint64_t n;
 
-	e = scenario("[Group web]\nMatchExe=/usr/bin/web\n");
+	e = scenario("[Group web]\nMatchExe=/usr/bin/web\n[Group manual]\n");
 	if (!e)
 		return;
 	w = spawn("/usr/bin/web", 1000);
-	if (!w)
+	m = spawn("/bin/sh", 1000);
+	if (!w || !m)
 		return;
 	w->cpu_ns = 1000;
+	m->cpu_ns = 40000;
 	deliver(n_events);
 	CHECK(cookie_of(w) != 0);
 	CHECK(exposure_of("web", &n) == 1000 && n == 1);
@@ -1350,9 +1353,12 @@ static void test_exposure_members(void)
 		CHECK(cookie_of(c) == cookie_of(w));
 		CHECK(exposure_of("web", &n) == 1000 && n == 1);
 	}
+	/* assign: what it ran before, as for a reload */
+	CHECK(engine_assign(e, m->pid, "manual", NULL, ORIGIN_ASSIGN) == 0);
+	CHECK(exposure_of("manual", &n) == 40000 && n == 1);
 	/* Per=user now: new keys in the same group, for both */
 	w->cpu_ns = 3600000000000ull;
-	conf_free(engine_set_conf(e, load_text("[Group web]\nMatchExe=/usr/bin/web\nPer=user\n")));
+	conf_free(engine_set_conf(e, load_text("[Group web]\nMatchExe=/usr/bin/web\nPer=user\n[Group manual]\n")));
 	CHECK(cookie_of(w) != 0);
 	CHECK(exposure_of("web", &n) == 1000 && n == 1);
 	e = engine_free(e);

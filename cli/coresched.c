@@ -152,49 +152,71 @@ int cli_exec(char **argv)
 	return errno == ENOENT ? EXIT_EXEC_NOT_FOUND : EXIT_EXEC_FAILED;
 }
 
-/* Options that take a value, in any function: to find the function
- * behind options given before it. */
-static bool takes_value(const char *opt)
-{
-	static const char *const longs[] = { "source", "dest", "dest-type", "group", "user", "interval",
-					     "count", "output", "timeout", "fail-mode" };
-
-	if (opt[1] != '-') {
-		/* -vd PID: the first letter that takes a value ends the cluster */
-		for (const char *p = opt + 1; *p; p++)
-			if (strchr("sdtguico", *p))
-				return p[1] == '\0';
-		return false;
-	}
-	if (strchr(opt, '='))
-		return false;
-	for (size_t i = 0; i < sizeof(longs) / sizeof(longs[0]); i++)
-		if (strcmp(opt + 2, longs[i]) == 0)
-			return true;
-	return false;
-}
-
-/* The index of the first argument that is neither an option nor an
- * option's value, before any "--"; 0 if there is none. */
-static int find_function(int argc, char **argv)
-{
-	for (int i = 1; i < argc; i++) {
-		if (strcmp(argv[i], "--") == 0)
-			return 0;
-		if (argv[i][0] != '-' || argv[i][1] == '\0')
-			return i;
-		if (takes_value(argv[i]))
-			i++;
-	}
-	return 0;
-}
-
 static const struct cli_command *find_command(const char *name)
 {
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
 		if (strcmp(name, commands[i].name) == 0)
 			return &commands[i];
 	return NULL;
+}
+
+/* Whether option opt takes the next argument as its value, in any
+ * function, the short ones among letters: to find the function behind
+ * options given before it. */
+static bool takes_value(const char *opt, const char *letters)
+{
+	static const char *const longs[] = { "source", "dest", "dest-type", "group", "user", "interval",
+					     "count", "output", "timeout", "fail-mode" };
+	static const char *const flags[] = { "new", "lock", "verbose", "help", "version", "json",
+					     "noheadings", "raw", "untagged" };
+	size_t n;
+
+	if (opt[1] != '-') {
+		/* -vd PID: the first letter that takes a value ends the cluster */
+		for (const char *p = opt + 1; *p; p++)
+			if (strchr(letters, *p))
+				return p[1] == '\0';
+		return false;
+	}
+	if (strchr(opt, '='))
+		return false;
+	/* getopt_long takes an abbreviation, as --sou for --source */
+	n = strlen(opt + 2);
+	for (size_t i = 0; i < sizeof(flags) / sizeof(flags[0]); i++)
+		if (strncmp(flags[i], opt + 2, n) == 0)
+			return false;
+	for (size_t i = 0; i < sizeof(longs) / sizeof(longs[0]); i++)
+		if (strncmp(longs[i], opt + 2, n) == 0)
+			return true;
+	return false;
+}
+
+/* The index of the first argument that is neither an option nor an
+ * option's value, or of a function right after "--" (util-linux's getopt
+ * finds it there too); 0 if there is none. */
+static int find_function_with(int argc, char **argv, const char *letters)
+{
+	for (int i = 1; i < argc; i++) {
+		if (strcmp(argv[i], "--") == 0)
+			return i + 1 < argc && find_command(argv[i + 1]) ? i + 1 : 0;
+		if (argv[i][0] != '-' || argv[i][1] == '\0')
+			return i;
+		if (takes_value(argv[i], letters))
+			i++;
+	}
+	return 0;
+}
+
+/* -u takes a value in ps (--user), none in stats (--untagged): read as
+ * ps' first, as stats' when that names no function. */
+static int find_function(int argc, char **argv)
+{
+	int at = find_function_with(argc, argv, "sdtguico"), alt;
+
+	if (at && find_command(argv[at]))
+		return at;
+	alt = find_function_with(argc, argv, "sdtgico");
+	return alt && find_command(argv[alt]) ? alt : at;
 }
 
 static bool wants(int argc, char **argv, const char *s, const char *l)

@@ -20,6 +20,7 @@ struct direct_args {
 	bool has_dest;
 	bool new_cookie;
 	bool lock;             /* COMMAND may not change its cookie */
+	const char *group;     /* run -g: the daemon's group */
 	enum sc_scope type;
 	char **exec_argv;     /* after "--" */
 	pid_t pids[MAX_PIDS]; /* -s for get, and positional PIDs */
@@ -55,6 +56,11 @@ static int parse_one(struct direct_args *a, int c, const char *arg)
 		if (sc_scope_from_string(arg, &a->type) < 0)
 			return cli_usage_error("unsupported dest-type '%s' (pid, tgid or pgid)", arg);
 		return 0;
+	case 'g':
+		if (strcmp(a->name, "run") != 0)
+			return cli_usage_error("%s does not take --group", a->name);
+		a->group = arg;
+		return 0;
 	case 'n': a->new_cookie = true; return 0;
 	case 'L': a->lock = true; return 0;
 	case 'v': cli_verbose = true; return 0;
@@ -82,6 +88,7 @@ static int parse_args(int argc, char **argv, struct direct_args *a)
 		{ "source", required_argument, NULL, 's' },
 		{ "dest", required_argument, NULL, 'd' },
 		{ "dest-type", required_argument, NULL, 't' },
+		{ "group", required_argument, NULL, 'g' },
 		{ "new", no_argument, NULL, 'n' },
 		{ "lock", no_argument, NULL, 'L' },
 		{ "verbose", no_argument, NULL, 'v' },
@@ -94,7 +101,7 @@ static int parse_args(int argc, char **argv, struct direct_args *a)
 	*a = (struct direct_args){ .type = SC_SCOPE_THREAD_GROUP, .name = argv[0] };
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+s:d:t:vhV", opts, NULL)) >= 0) {
+	while ((c = getopt_long(argc, argv, "+s:d:t:g:vhV", opts, NULL)) >= 0) {
 		if (c == '?' || c == ':') {
 			return optopt ? cli_usage_error("invalid option -- '%c'", optopt)
 				      : cli_usage_error("unrecognized option '%s'", argv[optind - 1]);
@@ -103,7 +110,8 @@ static int parse_args(int argc, char **argv, struct direct_args *a)
 		if (r)
 			return r;
 	}
-	if (optind > 1 && strcmp(argv[optind - 1], "--") == 0) {
+	/* get takes PIDs after "--" too, as util-linux's "coresched -- get" */
+	if (optind > 1 && strcmp(argv[optind - 1], "--") == 0 && takes_command(argv[0])) {
 		if (optind >= argc)
 			return cli_usage_error("no command after '--'");
 		a->exec_argv = argv + optind;
@@ -207,49 +215,16 @@ int cli_cmd_new(int argc, char **argv)
 	return new_cookie(&a);
 }
 
-/* Takes -g GROUP, -gGROUP, --group GROUP or --group=GROUP out of the
- * options before "--", so the util-linux options parse as before. */
-static int take_group(int *argc, char **argv, const char **ret_group)
-{
-	int out = 1;
-
-	for (int i = 1; i < *argc; i++) {
-		const char *s = argv[i], *val = NULL;
-
-		if (strcmp(s, "--") == 0) {
-			while (i < *argc)
-				argv[out++] = argv[i++];
-			break;
-		}
-		if (strcmp(s, "-g") == 0 || strcmp(s, "--group") == 0) {
-			if (++i >= *argc)
-				return cli_usage_error("option '%s' requires an argument", s);
-			val = argv[i];
-		} else if (strncmp(s, "--group=", 8) == 0)
-			val = s + 8;
-		else if (strncmp(s, "-g", 2) == 0)
-			val = s + 2;
-		if (val)
-			*ret_group = val;
-		else
-			argv[out++] = argv[i];
-	}
-	argv[out] = NULL;
-	*argc = out;
-	return 0;
-}
-
 int cli_cmd_run(int argc, char **argv)
 {
-	const char *group = NULL;
+	const char *group;
 	bool group_lock = false;
 	struct direct_args a;
-	int r = take_group(&argc, argv, &group);
+	int r = parse_args(argc, argv, &a);
 
-	if (r == 0)
-		r = parse_args(argc, argv, &a);
 	if (r)
 		return r;
+	group = a.group;
 	if (a.has_src || a.has_dest || !a.exec_argv)
 		return cli_usage_error("run needs -- COMMAND");
 	if (group && *group == '\0')

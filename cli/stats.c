@@ -275,7 +275,13 @@ static int print_untagged(struct stats_args *a)
 		table_free(t);
 		return r;
 	}
-	json_object_object_get_ex(reply, "exposure", &x);
+	/* A daemon older than this coresched does not say: not "none". */
+	if (!json_object_object_get_ex(reply, "exposure", &x) || !json_object_is_type(x, json_type_array)) {
+		json_object_put(reply);
+		table_free(t);
+		return cli_error(-EPROTONOSUPPORT,
+				 "coreschedd does not report the exposure (restart it after an upgrade)");
+	}
 	for (size_t i = 0; i < json_object_array_length(x) && r >= 0; i++) {
 		json_object *g = json_object_array_get_idx(x, i);
 		char n[32], cpu[32];

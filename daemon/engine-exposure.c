@@ -27,27 +27,24 @@ static bool cookie_of_group(const struct engine *e, sc_cookie c, const char *gro
 	return k && strcmp(k->group, group) == 0;
 }
 
-uint64_t exposure_before(struct engine *e, const struct task *t, const struct key *k)
+bool exposure_due(const struct engine *e, const struct task *t, const struct key *k)
 {
-	uint64_t ns = 0;
-
 	/* run -g and the hook place the launcher before it execs the
 	 * program: what ran untagged was the launcher, not the workload. */
-	if (!k || k->trusted || t->exposure_counted || t->origin == ORIGIN_RUN || t->origin == ORIGIN_HOOK ||
-	    cookie_of_group(e, t->cookie, k->group))
-		return EXPOSURE_NONE;
-	if (!e->sys->cpu_ns || SYS(e, cpu_ns, t->pid, &ns) < 0)
-		return EXPOSURE_NONE; /* gone, or no schedstat: nothing known to add */
-	return ns;
+	return k && !k->trusted && !(t->exposure_group && strcmp(t->exposure_group, k->group) == 0) &&
+	       t->origin != ORIGIN_RUN && t->origin != ORIGIN_HOOK && !cookie_of_group(e, t->cookie, k->group);
 }
 
-void exposure_count(struct engine *e, struct task *t, const struct key *k, uint64_t ns)
+void exposure_count(struct engine *e, struct task *t, const struct key *k, bool due)
 {
 	struct exposure *x;
+	uint64_t ns;
 
-	if (ns == EXPOSURE_NONE || !k)
-		return;
-	t->exposure_counted = true;
+	exposure_settle(t, k);
+	/* Read once the cookie is on: one file per thread, which would
+	 * otherwise lengthen the very window it measures. */
+	if (!due || !k || !e->sys->cpu_ns || SYS(e, cpu_ns, t->pid, &ns) < 0)
+		return; /* gone, or no schedstat: nothing known to add */
 	if (!e->exposure && !(e->exposure = hashmap_new(true)))
 		return;
 	x = hashmap_get_str(e->exposure, k->group);
@@ -64,6 +61,20 @@ void exposure_count(struct engine *e, struct task *t, const struct key *k, uint6
 	x->placements++;
 	e->c.untagged_cpu_ns += ns;
 	e->c.untagged_placements++;
+}
+
+void exposure_settle(struct task *t, const struct key *k)
+{
+	if (!k || k->trusted || (t->exposure_group && strcmp(t->exposure_group, k->group) == 0))
+		return;
+	free(t->exposure_group);
+	t->exposure_group = strdup(k->group); /* out of memory: it may count again */
+}
+
+void exposure_forget(struct task *t)
+{
+	free(t->exposure_group);
+	t->exposure_group = NULL;
 }
 
 static int cmp_exposure(const void *a, const void *b)

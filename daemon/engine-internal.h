@@ -60,13 +60,20 @@ struct engine {
 
 
 /* ---- engine-exposure.c: CPU time run before the group's cookie ---- */
-#define EXPOSURE_NONE UINT64_MAX
-/* t is about to get k's cookie: t's CPU time so far when the cookie the
- * kernel last gave for it is none of k's group's and t was not counted
- * since its exec; EXPOSURE_NONE when there is nothing to count. */
-uint64_t exposure_before(struct engine *e, const struct task *t, const struct key *k);
-/* t has k's cookie now, by the kernel's word: count what exposure_before() read. */
-void exposure_count(struct engine *e, struct task *t, const struct key *k, uint64_t ns);
+/* t is about to get k's cookie: whether its CPU time so far is to be
+ * counted, that is when the cookie the kernel last gave for it is none of
+ * k's group's and t has neither carried nor been counted for k's group
+ * since its exec. */
+bool exposure_due(const struct engine *e, const struct task *t, const struct key *k);
+/* t has k's cookie now, by the kernel's word: when due, count its CPU
+ * time (schedstat, read now). */
+void exposure_count(struct engine *e, struct task *t, const struct key *k, bool due);
+/* t carries k's cookie: what it runs from now on in k's group is not
+ * exposure, even if it leaves the cookie and is repaired, or the group
+ * is re-keyed by a reload. */
+void exposure_settle(struct task *t, const struct key *k);
+/* t exec'd: it may be counted again. */
+void exposure_forget(struct task *t);
 void exposure_prune(struct engine *e);
 void exposure_free(struct engine *e);
 

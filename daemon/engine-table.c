@@ -307,6 +307,7 @@ void table_drop(struct engine *e, struct task *t)
 	free(t->cgroup);
 	free(t->want);
 	free(t->prev);
+	free(t->exposure_group);
 	free(t);
 }
 

@@ -94,18 +94,19 @@ int engine_ensure(struct engine *e, struct task *t, bool repair)
 	bool first = k && k->per == PER_PROCESS && !k->trusted && k->cookie == 0;
 	sc_cookie want = k ? k->cookie : 0;
 	char rule[ENGINE_RULE_MAX];
-	uint64_t exposed;
+	bool exposed;
 	int r;
 
 	if (t->origin == ORIGIN_FOREIGN)
 		return 0;
 	if (!first && t->cookie == want) {
 		t->released = false;
+		exposure_settle(t, k); /* it runs with the group's cookie */
 		return 0;
 	}
 	if (!smt_usable(e))
 		return -ENODEV;
-	exposed = exposure_before(e, t, k);
+	exposed = exposure_due(e, t, k);
 	r = apply(e, t, k);
 	if (r < 0) {
 		note_failure(e, t, r, k ? "assign a cookie" : "clear the cookie");
@@ -403,7 +404,7 @@ static int handle_process(struct engine *e, pid_t pid, bool new_program)
 			engine_judge_child(e, t, engine_task(e, pi.ppid), &pi, 0);
 		if (r >= 0 && new_program) {
 			t->cleared = false; /* a new program or user: the rules again */
-			t->exposure_counted = false;
+			exposure_forget(t);
 		}
 		if (r >= 0)
 			(void)engine_evaluate(e, t, false);

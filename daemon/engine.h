@@ -66,7 +66,9 @@ struct task {
 	bool released;       /* let go of by its key: its cookie is to be cleared, not inferred from */
 	bool prev_cleared;   /* it was cleared before the last request */
 	bool stale;          /* an exec or uid change of it came too late to read: the table is out of date */
-	bool exposure_counted; /* its CPU time before its group's cookie is counted (until its next exec) */
+	/* The group whose cookie it carried, or was counted for, since its
+	 * exec: nothing more to count for it there (engine-exposure.c). */
+	char *exposure_group;
 };
 
 struct engine_counters {

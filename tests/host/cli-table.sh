@@ -23,7 +23,9 @@ cat > "$work/replies.json" <<EOF2
   {"pid": 42, "uid": 1000, "user": "tester", "comm": "tenant-web", "group": "web",
    "key": "$cgroup", "cookie": "0x1234", "origin": "rule", "exe": "$exe", "cgroup": "$cgroup"},
   {"pid": 7, "uid": 0, "user": "root", "comm": "db", "group": "db", "key": "",
-   "cookie": "0x99", "origin": "rule", "exe": "/usr/sbin/db", "cgroup": "/"}]}}}
+   "cookie": "0x99", "origin": "rule", "exe": "/usr/sbin/db", "cgroup": "/"}]}},
+ "io.coresched.Status": {"parameters": {"version": "0.0.9", "config_sources": [],
+   "counters": {"events": 1}}}}
 EOF2
 python3 tests/host/fake-coreschedd.py "$CORESCHED_SOCKET" "$work/replies.json" &
 fake=$!
@@ -54,6 +56,14 @@ rows list-piped "$out" 3 "^web +1000 +3 +0x1234 +user +false +$long\$" '^db +1 +
 out=$($cs ps -o +EXE,CGROUP | cat)
 rows ps-piped "$out" 3 "^ +7 +root +db +db .* /usr/sbin/db +/\$" \
 	"^ +42 +tester +tenant-web +web +$cgroup +0x1234 +rule +$exe +$cgroup\$"
+# A daemon from before the exposure was counted (an upgrade not yet
+# restarted) has no "exposure" in its Status: said so, no abort.
+out=$($cs stats --untagged 2>&1)
+rc=$?
+result stats-untagged-old-daemon 1 'does not report the exposure' "$rc" "$out"
+out=$($cs status 2>&1)
+rc=$?
+result status-old-daemon 0 'events: 1' "$rc" "$out"
 out=$(COLUMNS=60 $cs list | cat)
 rows list-piped-columns-ignored "$out" 3 "$long\$" "^db "
 

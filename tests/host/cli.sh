@@ -53,6 +53,16 @@ check pre-table-option 7 'coreschedd is not running' env CORESCHED_SOCKET=/nonex
 check pre-value-named-like-function 7 'coreschedd is not running' \
 	env CORESCHED_SOCKET=/nonexistent $cs -g new ps
 check new-help 0 '^Usage: coresched new ' $cs new --help
+# -u is stats' --untagged (no value) and ps' --user (a value); long
+# options may be abbreviated, as getopt allows; "--" may come before the
+# function, as there.
+check pre-untagged-stats 7 'coreschedd is not running' env CORESCHED_SOCKET=/nonexistent $cs -u stats
+check pre-user-ps 7 'coreschedd is not running' env CORESCHED_SOCKET=/nonexistent $cs -u root ps
+check pre-abbreviated-source 1 'new does not take -s' $cs --sou 1 new -d 2
+check pre-dashes-function 1 "no command after '--'" $cs -v -- new
+# The command's own options are the command's, -g among them.
+check run-command-own-g 1 'empty group name' $cs run -g '' true -gweb
+check run-command-own-group 1 'empty group name' $cs run --group= true --group web
 check run-word-command-needs-daemon 7 'coreschedd is not running' \
 	env CORESCHED_SOCKET=/nonexistent $cs run -g web true
 
@@ -85,6 +95,8 @@ EINVAL)
 		$cs new -- /bin/bash -c "$cs copy -s $$ -- $cs get"
 	check ul-copy-source-command 3 "cannot copy the cookie of PID $$: " $cs copy -s $$ -- $cs get
 	check ul-copy-to-parent 3 "cannot copy the cookie of PID 1: " $cs copy -s 1 -d $$
+	check ul-dashes-get 3 'cannot get the cookie of PID [0-9]+: ' $cs -- get
+	check ul-get-dashes-pid 3 'cannot get the cookie of PID 1: ' $cs get -- 1
 	;;
 ENODEV)
 	echo "SKIP: $T/no-sched-core-get: this host has CONFIG_SCHED_CORE (SMT off); the VM suite covers ENODEV"

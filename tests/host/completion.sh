@@ -38,6 +38,10 @@ comp() {
 }
 comp functions "coresched " get new copy run list stats oci-hook
 comp functions-prefix "coresched ch" check-config !copy
+comp stats-untagged-no-user "coresched stats -u " !root
+comp stats-untagged-options "coresched stats -u -" --json --interval
+comp untagged-before-stats "coresched -u stats -" --untagged !--user
+comp user-before-ps "coresched -u root ps -" --user
 comp first-options "coresched --v" --verbose --version
 comp function-after-verbose "coresched -v n" new
 comp function-after-dest "coresched -d $$ n" new

@@ -8,12 +8,16 @@
 
 cp /usr/libexec/coresched-tests/cs-spin "$BIN/late-spin"
 cp /usr/libexec/coresched-tests/cs-spin "$BIN/run-spin"
+cp /usr/libexec/coresched-tests/cs-spin "$BIN/child-spin"
+cp /usr/libexec/coresched-tests/cs-forker "$BIN/fork-parent"
 M=/tmp/metrics-$T.prom
 cat > "$CFG/coreschedd.conf" <<EOF2
 [Daemon]
 StatsIntervalSec=1
 MetricsFile=$M
 [Group manual]
+[Group forker]
+MatchExe=$BIN/fork-parent
 EOF2
 daemon_start || exit 1
 
@@ -78,6 +82,35 @@ else
 fi
 coresched status 2>&1 | grep -q '^  late: [0-9.]* s CPU in 1 placements$' && pass status-text ||
 	fail status-text "$(coresched status 2>&1 | tail -n4)"
+
+# A child forked once its parent was placed carries the group's cookie
+# from its first instruction; when it escapes (a cookie of its own) and is
+# repaired, what it ran is not exposure: it ran with the cookie until then.
+bg "$BIN/fork-parent" -w 10 1 "$BIN/child-spin" 60
+fp=$!
+child_of() { # PID -> $child, its first child
+	child=$(for f in /proc/[0-9]*/stat; do
+		read -r cpid ccomm cstate cppid crest < "$f" 2>/dev/null && [ "$cppid" = "$1" ] && echo "$cpid"
+	done | head -n1)
+	[ -n "$child" ]
+}
+child_spins() { child_of "$1" && grep -q child-spin /proc/"$child"/comm 2>/dev/null; }
+wait_for child_spins $fp || fail fork-child "no child of $fp running child-spin"
+wait_for tagged "$fp"
+fcookie=$(cookie $fp)
+settles "$child" "$fcookie"
+expect_set fork-parent-tagged "$fcookie"
+sleep 2 # the child runs, tagged
+coresched status -J > /tmp/st3-$T.json 2>&1
+p0=$(jfield /tmp/st3-$T.json forker untagged_placements)
+coresched new -d "$child" || fail child-escaped "coresched new -d $child failed"
+# A reload reads every process again and repairs it, as a reconcile pass
+# does (without waiting for one).
+coresched reload >/dev/null 2>&1 || fail reload-repair "coresched reload failed"
+settles "$child" "$fcookie"
+expect child-repaired "$(cookie "$child")" "$fcookie"
+coresched status -J > /tmp/st4-$T.json 2>&1
+expect repair-not-counted "$(jfield /tmp/st4-$T.json forker untagged_placements)" "$p0"
 
 daemon_stop
 cleanup

@@ -99,6 +99,7 @@ struct fproc {
 	unsigned changed_tick;   /* the tick of its last fork, exec or uid change */
 	unsigned parent_requests; /* requests on its parent since its fork, before the fork was taken */
 	uint64_t cpu_ns;  /* what schedstat would say: the scenario tests set it */
+	sc_cookie cpu_read_cookie; /* its cookie when the daemon last read cpu_ns */
 };
 
 /* The daemon writes children and sticky members to its state file once a
@@ -425,6 +426,7 @@ static int fk_cpu_ns(void *u, pid_t pid, uint64_t *ret)
 	(void)u;
 	if (!p)
 		return -ESRCH;
+	p->cpu_read_cookie = p->th[0].cookie;
 	*ret = p->cpu_ns;
 	return 0;
 }
@@ -1290,6 +1292,8 @@ static void test_exposure(void)
 	deliver(n_events);
 	CHECK(cookie_of(w) != 0);
 	CHECK(exposure_of("web", &n) == 3000000 && n == 1);
+	/* read once the cookie is on: the reading does not delay it */
+	CHECK(w->cpu_read_cookie == cookie_of(w));
 	w->cpu_ns = 9000000; /* placed already: more CPU is not exposure */
 	engine_scan(e, false, true);
 	CHECK(exposure_of("web", &n) == 3000000 && n == 1);
@@ -1312,6 +1316,51 @@ static void test_exposure(void)
 	engine_set_conf(e, load_text("[Group db]\nMatchExe=/usr/bin/db\n"));
 	CHECK(exposure_of("web", &n) == 0 && n == 0);
 	CHECK(exposure_of("db", &n) == 500000);
+	e = engine_free(e);
+}
+
+/* Exposure counts what ran without the group's cookie, not a member's
+ * whole life: a member re-keyed within its group by a reload ran with the
+ * group's cookie, and one the daemon repairs after it escaped ran with it
+ * until then (its time since the escape is not known: nothing counts).
+ * An assign counts what the process ran before, as a reload does. */
+static void test_exposure_members(void)
+{
+	struct fproc *w, *c, *m;
+	uint64_t n;
+
+	e = scenario("[Group web]\nMatchExe=/usr/bin/web\n[Group manual]\n");
+	if (!e)
+		return;
+	w = spawn("/usr/bin/web", 1000);
+	m = spawn("/bin/sh", 1000);
+	if (!w || !m)
+		return;
+	w->cpu_ns = 1000;
+	m->cpu_ns = 40000;
+	deliver(n_events);
+	CHECK(cookie_of(w) != 0);
+	CHECK(exposure_of("web", &n) == 1000 && n == 1);
+	op_fork(w); /* the kernel copies the parent's cookie */
+	c = proc_of(next_pid == PID_MIN ? PID_MIN + PID_RANGE - 1 : next_pid - 1);
+	deliver(n_events);
+	CHECK(c && cookie_of(c) == cookie_of(w));
+	CHECK(exposure_of("web", &n) == 1000 && n == 1);
+	if (c) { /* hours later it makes a cookie of its own: repaired */
+		c->cpu_ns = 7200000000000ull;
+		c->th[0].cookie = next_cookie++;
+		engine_scan(e, false, true);
+		CHECK(cookie_of(c) == cookie_of(w));
+		CHECK(exposure_of("web", &n) == 1000 && n == 1);
+	}
+	/* assign: what it ran before, as for a reload */
+	CHECK(engine_assign(e, m->pid, "manual", NULL, ORIGIN_ASSIGN) == 0);
+	CHECK(exposure_of("manual", &n) == 40000 && n == 1);
+	/* Per=user now: new keys in the same group, for both */
+	w->cpu_ns = 3600000000000ull;
+	conf_free(engine_set_conf(e, load_text("[Group web]\nMatchExe=/usr/bin/web\nPer=user\n[Group manual]\n")));
+	CHECK(cookie_of(w) != 0);
+	CHECK(exposure_of("web", &n) == 1000 && n == 1);
 	e = engine_free(e);
 }
 
@@ -1379,6 +1428,7 @@ int main(void)
 	RUN(test_unmatched_clear);
 	RUN(test_sched_ext);
 	RUN(test_exposure);
+	RUN(test_exposure_members);
 	RUN(test_model);
 	UNIT_EXIT();
 }

@@ -49,7 +49,7 @@ static void usage(FILE *f)
 		   "  -h, --help             show this help\n"
 		   "  -V, --version          show the version\n"
 		   "\nExit status: 0 clean stop, 1 error, 2 bad usage, 3 kernel lacks\n"
-		   "CONFIG_SCHED_CORE, 4 SMT absent or off at start-up.\n");
+		   "CONFIG_SCHED_CORE, 4 SMT absent or off at start-up (never in a dry run).\n");
 }
 
 static int parse_argv(int argc, char **argv)

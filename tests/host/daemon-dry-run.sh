@@ -242,6 +242,12 @@ if start_daemon; then
 	out=$("$cs" status -J)
 	result dryrun-key 0 '"dry_run": true' $? "$out"
 	expect dryrun-key-placed "$out1" g rule
+	# The mode is fixed at start-up: a reload that turns it off says so.
+	sed -i 's/^DryRun=yes/DryRun=no/' "$W/cfg/coreschedd.conf"
+	out=$("$cs" reload 2>&1)
+	result reload-keeps-dry-run 0 '"dry_run": true' $? "$("$cs" status -J 2>&1) $out"
+	grep -q 'DryRun=no takes effect at the next start' "$W/log"
+	result reload-says-so 0 '' $? "$(cat "$W/log")"
 	stop_daemon
 	result dryrun-key-clean-stop 0 '' "$stop_rc" "$(cat "$W/log")" "$(grep -m1 -E 'Sanitizer|runtime error' "$W/log")"
 else

@@ -158,12 +158,19 @@ static int parse_reply(const struct oci_state *s, json_object *params, sc_cookie
 		return 1;
 	}
 	*ret = strtoull(c + 2, &end, 16);
+	/* A dry run applied nothing: there is no cookie to read back. */
+	if (json_object_object_get_ex(params, "dry_run", &v) && json_object_get_boolean(v)) {
+		fprintf(stderr, PREFIX "container %s: coreschedd is in a dry run: placement recorded, "
+			"no cookie applied\n", s->id);
+		return 2;
+	}
 	return 0;
 }
 
 /* One round trip, connect included, within timeout_ms: 0 placed (the
- * daemon's cookie in *ret), 1 refused (said why on stderr), or a negative
- * errno when the daemon could not be reached. */
+ * daemon's cookie in *ret), 1 refused (said why on stderr), 2 recorded by
+ * a daemon in a dry run, or a negative errno when the daemon could not be
+ * reached. */
 static int ask_daemon(const struct oci_state *s, int timeout_ms, sc_cookie *ret)
 {
 	int64_t deadline = now_ms() + timeout_ms;
@@ -272,6 +279,8 @@ static int run_hook(const struct oci_state *s, const struct hook_args *a)
 	r = ask_daemon(s, a->timeout_ms, &want);
 	if (r == 1)
 		return EXIT_FAILURE;
+	if (r == 2)
+		return 0;
 	if (r == 0)
 		return verify(s, true, want);
 	r = without_daemon(s, a, r);

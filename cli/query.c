@@ -52,6 +52,28 @@ static int parse_simple(int argc, char **argv, const char *name, struct table_op
 	return 0;
 }
 
+/* A daemon in a dry run applies nothing: say so on stderr, so that what
+ * stdout shows is never taken for the kernel's state. */
+static bool dry_run_note(json_object *reply)
+{
+	bool dry = daemon_call_bool(reply, "dry_run");
+
+	if (dry)
+		fprintf(stderr, "coresched: coreschedd is in a dry run: nothing is applied; groups, keys and "
+				"cookies are what it would apply, not the kernel's\n");
+	return dry;
+}
+
+/* A member that is null (or absent) as "not probed (dry run)". */
+static const char *probed(json_object *o, const char *key)
+{
+	json_object *v = NULL;
+
+	if (!json_object_object_get_ex(o, key, &v) || !v)
+		return "not probed (dry run)";
+	return yes_no(json_object_get_boolean(v));
+}
+
 static int no_arguments(int argc, char **argv)
 {
 	return optind < argc ? cli_usage_error("unexpected argument '%s'", argv[optind]) : 0;
@@ -93,8 +115,9 @@ static void status_print(json_object *s)
 	printf("version: %s\n", daemon_call_str(s, "version", "?"));
 	printf("pid: %lld\n", daemon_call_int(s, "pid", 0));
 	printf("uptime: %lldd %02lld:%02lld:%02lld\n", up / 86400, up / 3600 % 24, up / 60 % 60, up % 60);
-	printf("core scheduling: %s\n", yes_no(daemon_call_bool(s, "core_scheduling")));
-	printf("SMT: %s\n", yes_no(daemon_call_bool(s, "smt")));
+	printf("dry run: %s\n", daemon_call_bool(s, "dry_run") ? "yes (nothing is applied to the kernel)" : "no");
+	printf("core scheduling: %s\n", probed(s, "core_scheduling"));
+	printf("SMT: %s\n", probed(s, "smt"));
 	if (json_object_object_get_ex(s, "stats", &stats) && stats)
 		printf("schedstats: %s\nforced-idle accounting: %s\n", yes_no(daemon_call_bool(stats, "schedstats")),
 		       yes_no(daemon_call_bool(stats, "accounting")));
@@ -148,7 +171,7 @@ static const struct table_column list_cols[] = {
 	[L_GROUP] = { "GROUP", 0.1, 0, 0, "group name" },
 	[L_KEY] = { "KEY", 0.1, SCOLS_FL_TRUNC, 0, "instance: uid, cgroup or pid; empty for Per=group" },
 	[L_TASKS] = { "TASKS", 0.05, SCOLS_FL_RIGHT, SCOLS_JSON_NUMBER, "tasks carrying the cookie" },
-	[L_COOKIE] = { "COOKIE", 0.1, 0, 0, "the kernel's cookie" },
+	[L_COOKIE] = { "COOKIE", 0.1, 0, 0, "the kernel's cookie (a dry run's: planned)" },
 	[L_PER] = { "PER", 0.05, 0, 0, "how members are split" },
 	[L_TRUSTED] = { "TRUSTED", 0.05, 0, SCOLS_JSON_BOOLEAN, "members run with cookie 0" },
 	[L_SOURCE] = { "SOURCE", 0.3, SCOLS_FL_TRUNC, 0, "file:line defining the group" },
@@ -193,6 +216,7 @@ int cli_cmd_list(int argc, char **argv)
 		table_free(t);
 		return r;
 	}
+	table_json_flag(t, "dry_run", dry_run_note(reply));
 	json_object_object_get_ex(reply, "groups", &groups);
 	for (size_t i = 0; i < json_object_array_length(groups) && r >= 0; i++)
 		r = list_row(t, json_object_array_get_idx(groups, i));
@@ -210,7 +234,7 @@ static const struct table_column ps_cols[] = {
 	[P_COMM] = { "COMM", 0.1, 0, 0, "command name" },
 	[P_GROUP] = { "GROUP", 0.1, 0, 0, "the group it is in" },
 	[P_KEY] = { "KEY", 0.1, SCOLS_FL_TRUNC, 0, "the group's instance" },
-	[P_COOKIE] = { "COOKIE", 0.1, 0, 0, "cookie read back from the kernel" },
+	[P_COOKIE] = { "COOKIE", 0.1, 0, 0, "cookie read back from the kernel (a dry run's: planned)" },
 	[P_ORIGIN] = { "ORIGIN", 0.08, 0, 0, "how it got its cookie" },
 	[P_EXE] = { "EXE", 0.3, SCOLS_FL_TRUNC, 0, "executable" },
 	[P_CGROUP] = { "CGROUP", 0.2, SCOLS_FL_TRUNC, 0, "cgroup v2 path" },
@@ -330,6 +354,7 @@ int cli_cmd_ps(int argc, char **argv)
 		table_free(t);
 		return r < 0 ? 0 : r;
 	}
+	table_json_flag(t, "dry_run", dry_run_note(reply));
 	json_object_object_get_ex(reply, "processes", &procs);
 	if (procs)
 		json_object_array_sort(procs, by_pid);
@@ -373,7 +398,10 @@ static void explain_print(json_object *e)
 	if (key)
 		printf("key: %s\n", *key ? key : "(one key for the whole group)");
 	printf("origin: %s\n", daemon_call_str(e, "origin", ""));
-	printf("cookie now: %s\n", daemon_call_str(e, "cookie", ""));
+	if (daemon_call_bool(e, "dry_run"))
+		printf("planned cookie (not applied): %s\n", daemon_call_str(e, "cookie", ""));
+	else
+		printf("cookie now: %s\n", daemon_call_str(e, "cookie", ""));
 	printf("expected cookie: %s\n", daemon_call_str(e, "expected_cookie", "(any: set by someone else)"));
 	printf("agrees: %s\n", yes_no(daemon_call_bool(e, "agrees")));
 }
@@ -397,6 +425,7 @@ int cli_cmd_explain(int argc, char **argv)
 	json_object_put(params);
 	if (r)
 		return r;
+	(void)dry_run_note(reply);
 	if (o.json)
 		print_json(reply);
 	else

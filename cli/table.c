@@ -18,6 +18,8 @@ struct table {
 	struct libscols_table *tb;
 	size_t map[MAX_COLUMNS]; /* output column -> index into the definitions */
 	size_t n;
+	const char *flag_name; /* table_json_flag() */
+	bool flag_value;
 };
 
 bool table_opt(struct table_opts *o, int c, const char *arg)
@@ -145,9 +147,29 @@ int table_add(struct table *t, const char *const *values)
 	return 0;
 }
 
+void table_json_flag(struct table *t, const char *name, bool value)
+{
+	t->flag_name = name;
+	t->flag_value = value;
+}
+
+/* smartcols prints one object holding the array: the flag goes first in it. */
+static int print_with_flag(struct table *t)
+{
+	char *data = NULL;
+	int r = scols_print_table_to_string(t->tb, &data);
+
+	if (r == 0 && data && data[0] == '{' && data[1] == '\n')
+		printf("{\n   \"%s\": %s,\n%s", t->flag_name, t->flag_value ? "true" : "false", data + 2);
+	else if (r == 0)
+		r = -EBADMSG;
+	free(data);
+	return r;
+}
+
 int table_print_free(struct table *t)
 {
-	int r = scols_print_table(t->tb);
+	int r = t->flag_name && scols_table_is_json(t->tb) ? print_with_flag(t) : scols_print_table(t->tb);
 
 	scols_unref_table(t->tb);
 	free(t);

@@ -43,6 +43,10 @@ int table_new(const char *name, const struct table_column *cols, size_t n_cols, 
 /* Adds a row; values[i] belongs to cols[i] (NULL: empty). */
 int table_add(struct table *t, const char *const *values);
 
+/* A boolean member printed beside the rows' array in JSON output (-J):
+ * {"name": value, "<table>": [...]}. One per table. */
+void table_json_flag(struct table *t, const char *name, bool value);
+
 /* Prints and frees the table; returns 0 or an exit code. */
 int table_print_free(struct table *t);
 

@@ -406,6 +406,7 @@ static const struct conf_key keys[] = {
 	D("StatsIntervalSec", parse_uint, print_uint, stats_interval_sec, 1, 3600, 10),
 	D("MetricsFile", parse_abs_path, print_string, metrics_file, 0, 0, 0),
 	D("ReceiveBuffer", parse_bytes, print_uint, receive_buffer, 4096, 16 << 20, 256 << 10),
+	D("DryRun", parse_bool, print_bool, dry_run, 0, 0, false),
 	C("Default", parse_container_default, print_container_default, def, CONTAINER_ISOLATE),
 	C("Group", parse_container_group, print_string, group, 0),
 	C("FailMode", parse_fail_mode, print_fail_mode, fail_open, false),

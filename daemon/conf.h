@@ -88,6 +88,7 @@ struct daemon_settings {
 	unsigned stats_interval_sec; /* StatsIntervalSec=, default 10 */
 	char *metrics_file;          /* MetricsFile=, default none */
 	unsigned receive_buffer;     /* ReceiveBuffer= bytes, 0 = kernel default (tests) */
+	bool dry_run;                /* DryRun=, default no: decide and record, apply nothing */
 };
 
 struct container_settings {

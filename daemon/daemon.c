@@ -32,6 +32,10 @@ int daemon_reload(struct daemon *d, char **ret_error)
 	}
 	log_set_max_level(c->daemon.log_level);
 	conf_warnings(c, daemon_log_warning, NULL);
+	if (!d->dry_run_forced && c->daemon.dry_run != d->dry_run)
+		log_warning("DryRun=%s takes effect at the next start; until then %s, ignoring.",
+			    c->daemon.dry_run ? "yes" : "no",
+			    d->dry_run ? "nothing is applied (dry run)" : "cookies are applied");
 	conf_free(engine_set_conf(d->engine, c));
 	stats_reconfigure(d->stats, c);
 	log_notice("Configuration reloaded: %zu groups from %zu files", c->n_groups, c->n_sources);

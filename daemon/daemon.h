@@ -17,6 +17,11 @@ struct daemon {
 	char **sources;               /* of the live configuration */
 	int procmon_fd;
 	bool seccomp_on;
+	/* A dry run (--dry-run or DryRun=, fixed at start-up): the engine's
+	 * kernel is dry_sys, which applies nothing; NULL otherwise. */
+	bool dry_run;
+	bool dry_run_forced;          /* by --dry-run: DryRun= cannot undo it */
+	struct engine_sys *real_sys, *dry_sys;
 	unsigned long long started_usec;
 };
 

@@ -223,6 +223,16 @@ static uint64_t l_now_ns(void *u)
 	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
 }
 
+static int l_thread_group(void *u, pid_t tid, pid_t *ret)
+{
+	return procinfo_tgid(root_of(u), tid, ret);
+}
+
+static int l_for_each_child(void *u, pid_t pid, procinfo_pid_fn fn, void *fn_userdata)
+{
+	return procinfo_for_each_child(root_of(u), pid, fn, fn_userdata);
+}
+
 struct engine_sys *engine_sys_linux_new(const char *proc_root)
 {
 	size_t n = strlen(proc_root) + 1;
@@ -238,7 +248,7 @@ struct engine_sys *engine_sys_linux_new(const char *proc_root)
 		.cookie_get = l_cookie_get, .cookie_create = l_cookie_create, .cookie_assign = l_cookie_assign,
 		.holder_new = l_holder_new, .holder_free = l_holder_free, .holder_cookie = l_holder_cookie,
 		.smt_active = l_smt_active, .sched_ext_enabled = l_sched_ext_enabled, .cpu_ns = l_cpu_ns,
-		.now_ns = l_now_ns,
+		.now_ns = l_now_ns, .thread_group = l_thread_group, .for_each_child = l_for_each_child,
 		.userdata = s,
 	};
 	return &s->ops;

@@ -46,6 +46,11 @@ struct engine_sys {
 	int (*cpu_ns)(void *u, pid_t pid, uint64_t *ret);
 	/* CLOCK_MONOTONIC in ns: the proc connector's event timestamps. */
 	uint64_t (*now_ns)(void *u);
+	/* Not used by the engine; for a table built on another (the dry run's),
+	 * may be NULL otherwise. The process thread tid belongs to. */
+	int (*thread_group)(void *u, pid_t tid, pid_t *ret);
+	/* fn(child) for each child process of pid. */
+	int (*for_each_child)(void *u, pid_t pid, procinfo_pid_fn fn, void *fn_userdata);
 	void *userdata;
 };
 
@@ -53,3 +58,15 @@ struct engine_sys {
  * Free with engine_sys_linux_free(). */
 struct engine_sys *engine_sys_linux_new(const char *proc_root);
 struct engine_sys *engine_sys_linux_free(struct engine_sys *s);
+
+/* A dry run on top of real: everything read (/proc, pidfds, the clock,
+ * sched_ext) is real's, but no cookie is ever applied: CREATE and SHARE_TO
+ * are recorded in memory, GET answers what was recorded, a process with no
+ * record carries its parent's (what fork copies), and SMT is reported on.
+ * real must outlive it and provide thread_group and for_each_child. */
+struct engine_sys *engine_sys_dry_new(const struct engine_sys *real);
+struct engine_sys *engine_sys_dry_free(struct engine_sys *s);
+/* Holders the dry run made and has not freed: the cookies it keeps alive. */
+unsigned engine_sys_dry_holders(const struct engine_sys *s);
+/* Processes with a recorded cookie (some may have exited since). */
+size_t engine_sys_dry_records(const struct engine_sys *s);

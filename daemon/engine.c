@@ -754,6 +754,11 @@ bool engine_smt_off(const struct engine *e) { return e->smt_off; }
 size_t engine_n_tasks(const struct engine *e) { return hashmap_size(e->tasks); }
 size_t engine_n_keys(const struct engine *e) { return hashmap_size(e->keys); }
 
+int engine_cookie_get(const struct engine *e, pid_t tid, sc_cookie *ret)
+{
+	return SYS(e, cookie_get, tid, ret);
+}
+
 struct task *engine_task(const struct engine *e, pid_t pid)
 {
 	return hashmap_get_u64(e->tasks, (uint64_t)pid);

@@ -155,6 +155,8 @@ size_t engine_n_exposures(const struct engine *e);
 bool engine_smt_off(const struct engine *e);
 size_t engine_n_tasks(const struct engine *e);
 size_t engine_n_keys(const struct engine *e);
+/* The cookie of thread tid, as the engine's kernel reports it. */
+int engine_cookie_get(const struct engine *e, pid_t tid, sc_cookie *ret);
 /* Look-ups for queries; pointers valid until the next engine call. */
 struct task *engine_task(const struct engine *e, pid_t pid);
 size_t engine_tasks(const struct engine *e, struct task **out, size_t max);

@@ -16,6 +16,7 @@
 #include "cookie.h"
 #include "daemon.h"
 #include "engine.h"
+#include "engine-sys.h"
 #include "keeper.h"
 #include "log.h"
 #include "methods.h"
@@ -30,6 +31,7 @@
 
 static const char *arg_config_dir;
 static int arg_check_config;
+static int arg_dry_run;
 static const char *arg_socket;
 static enum sandbox_mode arg_seccomp = SANDBOX_ENFORCE;
 
@@ -39,13 +41,15 @@ static void usage(FILE *f)
 		   "Assign core-scheduling cookies to processes from policy.\n\n"
 		   "  -c, --config-dir DIR   read DIR/coreschedd.conf and DIR/rules.d/ only\n"
 		   "  -n, --check-config     parse the configuration, print it normalized, exit\n"
+		   "      --dry-run          decide and record as usual, but apply no cookie\n"
+		   "                         (runs without core scheduling or SMT)\n"
 		   "  -s, --socket PATH      control socket (default " RUNSTATEDIR "/coresched/io.coresched)\n"
 		   "      --seccomp=MODE     enforce (default), log (allow and log calls off\n"
 		   "                         the list) or off\n"
 		   "  -h, --help             show this help\n"
 		   "  -V, --version          show the version\n"
 		   "\nExit status: 0 clean stop, 1 error, 2 bad usage, 3 kernel lacks\n"
-		   "CONFIG_SCHED_CORE, 4 SMT absent or off at start-up.\n");
+		   "CONFIG_SCHED_CORE, 4 SMT absent or off at start-up (never in a dry run).\n");
 }
 
 static int parse_argv(int argc, char **argv)
@@ -53,6 +57,7 @@ static int parse_argv(int argc, char **argv)
 	static const struct option opts[] = {
 		{ "config-dir", required_argument, NULL, 'c' },
 		{ "check-config", no_argument, NULL, 'n' },
+		{ "dry-run", no_argument, NULL, 'D' },
 		{ "socket", required_argument, NULL, 's' },
 		{ "seccomp", required_argument, NULL, 'S' },
 		{ "help", no_argument, NULL, 'h' },
@@ -65,6 +70,7 @@ static int parse_argv(int argc, char **argv)
 		switch (c) {
 		case 'c': arg_config_dir = optarg; break;
 		case 'n': arg_check_config = 1; break;
+		case 'D': arg_dry_run = 1; break;
 		case 's': arg_socket = optarg; break;
 		case 'S':
 			if (sandbox_mode_from_string(optarg, &arg_seccomp) < 0) {
@@ -87,8 +93,9 @@ static void notify_status(struct daemon *d)
 {
 	const struct engine_counters *c = engine_counters(d->engine);
 
-	sd_notifyf(0, "STATUS=%zu tasks, %zu keys, %u holders, %llu assignments, %llu repairs%s",
-		   engine_n_tasks(d->engine), engine_n_keys(d->engine), cookie_live_holders(),
+	sd_notifyf(0, "STATUS=%s%zu tasks, %zu keys, %u holders, %llu assignments, %llu repairs%s",
+		   d->dry_run ? "Dry run, nothing applied: " : "", engine_n_tasks(d->engine), engine_n_keys(d->engine),
+		   d->dry_run ? engine_sys_dry_holders(d->dry_sys) : cookie_live_holders(),
 		   (unsigned long long)c->assignments, (unsigned long long)c->repairs,
 		   engine_smt_off(d->engine) ? ", SMT off" : "");
 }
@@ -151,9 +158,17 @@ static int on_sighup(sd_event_source *s, const struct signalfd_siginfo *si, void
 	return 0;
 }
 
-static int setup_kernel(void)
+static int setup_kernel(const struct daemon *d)
 {
-	int r = sc_probe();
+	int r;
+
+	/* Not even a probe: a dry run makes no core-scheduling call at all. */
+	if (d->dry_run) {
+		log_notice("Dry run: processes are matched, grouped and recorded as usual, "
+			   "but no cookie is applied; core scheduling and SMT are not needed.");
+		return 0;
+	}
+	r = sc_probe();
 
 	if (r == -EINVAL) {
 		fprintf(stderr, "coreschedd: %s\n", sc_strerror(r));
@@ -213,6 +228,19 @@ static void raise_fd_limit(void)
 	}
 }
 
+/* The engine over the real kernel, or in a dry run over one that keeps
+ * cookies in memory and reads everything else from the real one. */
+static int setup_engine(struct daemon *d)
+{
+	if (!d->dry_run)
+		return engine_new("/proc", &d->engine);
+	d->real_sys = engine_sys_linux_new("/proc");
+	d->dry_sys = d->real_sys ? engine_sys_dry_new(d->real_sys) : NULL;
+	if (!d->dry_sys)
+		return -ENOMEM;
+	return engine_new_sys(d->dry_sys, getpid(), &d->engine);
+}
+
 static int setup_loop(struct daemon *d)
 {
 	uint64_t now;
@@ -270,7 +298,9 @@ int main(int argc, char **argv)
 	}
 	log_set_max_level(conf->daemon.log_level);
 	conf_warnings(conf, daemon_log_warning, NULL);
-	r = setup_kernel();
+	d.dry_run = arg_dry_run || conf->daemon.dry_run;
+	d.dry_run_forced = arg_dry_run;
+	r = setup_kernel(&d);
 	if (r < 0) {
 		conf_free(conf);
 		return r == -1 ? 1 : -r;
@@ -288,15 +318,18 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	drop_net_admin();
-	/* The holders are the daemon's first threads: after the drops. */
-	r = cookie_init();
+	/* The holders are the daemon's first threads: after the drops. A dry
+	 * run has none. */
+	r = d.dry_run ? 0 : cookie_init();
 	if (r < 0) {
 		log_errno(LOG_ERR, r, "Failed to set up cookie holders: %m");
 		conf_free(conf);
 		return 1;
 	}
-	if (engine_new("/proc", &d.engine) < 0)
+	if (setup_engine(&d) < 0) {
+		log_error("Failed to set up the engine");
 		return 1;
+	}
 	engine_set_conf(d.engine, conf);
 	/* Explicit placements recorded before a restart are restored inside
 	 * the adoption scan, before any rule decides for those tasks. */
@@ -321,8 +354,8 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	(void)on_procmon(NULL, d.procmon_fd, 0, &d); /* what came with the ack */
-	log_notice("Started: %zu processes tracked, %zu keys; %s", engine_n_tasks(d.engine), engine_n_keys(d.engine),
-		   sandbox_describe());
+	log_notice("Started%s: %zu processes tracked, %zu keys; %s", d.dry_run ? " (dry run: nothing is applied)" : "",
+		   engine_n_tasks(d.engine), engine_n_keys(d.engine), sandbox_describe());
 	sd_notify(0, "READY=1");
 	notify_status(&d);
 	r = sd_event_loop(d.event);
@@ -331,6 +364,8 @@ int main(int argc, char **argv)
 	d.stats = stats_free(d.stats);
 	keeper_stop(); /* after stats_free, which switches schedstats back through it */
 	d.engine = engine_free(d.engine);
+	d.dry_sys = engine_sys_dry_free(d.dry_sys);
+	d.real_sys = engine_sys_linux_free(d.real_sys);
 	containers_clear();
 	cookie_finalize();
 	close(d.procmon_fd);

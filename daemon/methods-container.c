@@ -204,6 +204,7 @@ int methods_container(void *u, const struct control_caller *c, json_object *p, j
 	if (pl.kind != PLAN_TRUSTED)
 		remember(t, c->pid);
 	*ret = json_object_new_object();
+	json_object_object_add(*ret, "dry_run", json_object_new_boolean(d->dry_run));
 	json_object_object_add(*ret, "group", t && t->key ? json_object_new_string(t->key->group) : NULL);
 	json_object_object_add(*ret, "key", t && t->key ? json_object_new_string(t->key->name) : NULL);
 	json_object_object_add(*ret, "cookie", jcookie(t ? t->cookie : 0));

@@ -21,6 +21,7 @@
 #include "control.h"
 #include "cookie.h"
 #include "daemon.h"
+#include "engine-sys.h"
 #include "log.h"
 #include "procinfo.h"
 #include "sandbox.h"
@@ -233,7 +234,8 @@ static int m_status(void *u, const struct control_caller *c, json_object *p, jso
 	struct control_stats cs = {};
 	struct timespec ts;
 	sc_cookie ck;
-	int smt = sc_get(0, &ck);
+	/* A dry run makes no core-scheduling call, not even this probe. */
+	int smt = d->dry_run ? 0 : sc_get(0, &ck);
 
 	(void)p, (void)err;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -244,14 +246,16 @@ static int m_status(void *u, const struct control_caller *c, json_object *p, jso
 	json_object_object_add(o, "pid", json_object_new_int(getpid()));
 	json_object_object_add(o, "uptime_usec", json_object_new_int64(
 		(int64_t)((unsigned long long)ts.tv_sec * 1000000ULL + (unsigned long long)ts.tv_nsec / 1000 - d->started_usec)));
-	json_object_object_add(o, "core_scheduling", json_object_new_boolean(smt != -EINVAL));
-	json_object_object_add(o, "smt", json_object_new_boolean(smt == 0 && !engine_smt_off(d->engine)));
+	json_object_object_add(o, "dry_run", json_object_new_boolean(d->dry_run));
+	json_object_object_add(o, "core_scheduling", d->dry_run ? NULL : json_object_new_boolean(smt != -EINVAL));
+	json_object_object_add(o, "smt", d->dry_run ? NULL : json_object_new_boolean(smt == 0 && !engine_smt_off(d->engine)));
 	json_object_object_add(o, "config_dir", jstr(d->config_dir ? d->config_dir : SYSCONFDIR "/coresched"));
 	json_object_object_add(o, "config_sources", src);
 	json_object_object_add(o, "config_generation", json_object_new_int64((int64_t)config_generation));
 	json_object_object_add(o, "groups", json_object_new_int((int)conf->n_groups));
 	json_object_object_add(o, "tracked_processes", json_object_new_int((int)engine_n_tasks(d->engine)));
-	json_object_object_add(o, "live_cookies", json_object_new_int((int)cookie_live_holders()));
+	json_object_object_add(o, "live_cookies", json_object_new_int((int)(d->dry_run ? engine_sys_dry_holders(d->dry_sys)
+											      : cookie_live_holders())));
 	json_object_object_add(o, "keys", json_object_new_int((int)engine_n_keys(d->engine)));
 	json_object_object_add(o, "clients", json_object_new_int((int)cs.clients));
 	json_object_object_add(o, "seccomp", json_object_new_boolean(d->seccomp_on));
@@ -310,6 +314,7 @@ static int m_list_groups(void *u, const struct control_caller *c, json_object *p
 	}
 	free(v);
 	*ret = json_object_new_object();
+	json_object_object_add(*ret, "dry_run", json_object_new_boolean(d->dry_run));
 	json_object_object_add(*ret, "groups", arr);
 	return 0;
 }
@@ -369,6 +374,7 @@ static int m_list_processes(void *u, const struct control_caller *c, json_object
 	free(pv);
 	names_done(&nc);
 	*ret = json_object_new_object();
+	json_object_object_add(*ret, "dry_run", json_object_new_boolean(d->dry_run));
 	json_object_object_add(*ret, "processes", arr);
 	return 0;
 }
@@ -421,10 +427,11 @@ static int m_explain(void *u, const struct control_caller *c, json_object *p, js
 	rules_explain(conf, &in, explain_one, rules);
 	matched = rules_match(conf, &in, &m);
 	t = engine_task(d->engine, pid);
-	(void)cookie_get(pid, &now);
+	(void)engine_cookie_get(d->engine, pid, &now); /* a dry run's planned one */
 	if (t && t->key)
 		want = t->key->cookie;
 	o = json_object_new_object();
+	json_object_object_add(o, "dry_run", json_object_new_boolean(d->dry_run));
 	json_object_object_add(o, "pid", json_object_new_int(pid));
 	json_object_object_add(o, "comm", jstr(pi.comm));
 	json_object_object_add(o, "exe", jstr(pi.exe));
@@ -557,6 +564,7 @@ static int place(struct daemon *d, const struct control_caller *c, json_object *
 		return -EIO;
 	}
 	*ret = json_object_new_object();
+	json_object_object_add(*ret, "dry_run", json_object_new_boolean(d->dry_run));
 	json_object_object_add(*ret, "group", jstr(g->name));
 	json_object_object_add(*ret, "key", t && t->key ? jstr(t->key->name) : NULL);
 	json_object_object_add(*ret, "cookie", t ? jcookie(t->cookie) : NULL);
@@ -613,6 +621,7 @@ static int m_clear(void *u, const struct control_caller *c, json_object *p, json
 			json_object_array_add(ok, json_object_new_int(pid));
 	}
 	*ret = json_object_new_object();
+	json_object_object_add(*ret, "dry_run", json_object_new_boolean(d->dry_run));
 	json_object_object_add(*ret, "cleared", ok);
 	json_object_object_add(*ret, "failed", failed);
 	return 0;

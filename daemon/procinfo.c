@@ -11,6 +11,7 @@
 #include <limits.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -23,6 +24,7 @@
 #define STAT_READ_MAX 4096
 #define STATUS_READ_MAX 8192
 #define CGROUP_READ_MAX 16384
+#define CHILDREN_READ_MAX 65536 /* some 9000 children of one thread */
 
 #define DELETED_SUFFIX " (deleted)"
 
@@ -152,6 +154,36 @@ int procinfo_parse_status(const char *text, uid_t *ret_uid, gid_t *ret_gid)
 		return r;
 	*ret_uid = (uid_t)uid;
 	*ret_gid = (gid_t)gid;
+	return 0;
+}
+
+int procinfo_parse_tgid(const char *text, pid_t *ret)
+{
+	uint64_t v;
+	int r = status_first_id(text, "Tgid:", &v);
+
+	if (r < 0)
+		return r;
+	if (v == 0 || v > INT_MAX)
+		return -EBADMSG;
+	*ret = (pid_t)v;
+	return 0;
+}
+
+int procinfo_parse_children(const char *text, procinfo_pid_fn fn, void *userdata)
+{
+	const char *p = text;
+	uint64_t v;
+	int r;
+
+	while (*p) {
+		if (!parse_dec(p, &p, INT_MAX, &v) || v == 0 || (*p != ' ' && *p != '\n' && *p != '\0'))
+			return -EBADMSG;
+		r = fn(userdata, (pid_t)v);
+		if (r < 0)
+			return r;
+		p += strspn(p, " \n");
+	}
 	return 0;
 }
 
@@ -324,6 +356,19 @@ int procinfo_start_time(const char *proc_root, pid_t pid, uint64_t *ret)
 	return 0;
 }
 
+int procinfo_tgid(const char *proc_root, pid_t tid, pid_t *ret)
+{
+	char buf[STATUS_READ_MAX];
+	int dirfd, r;
+
+	dirfd = open_pid_dir(proc_root, tid);
+	if (dirfd < 0)
+		return dirfd;
+	r = read_text(dirfd, "status", buf, sizeof(buf));
+	close(dirfd);
+	return r < 0 ? r : procinfo_parse_tgid(buf, ret);
+}
+
 /* ---- listing -------------------------------------------------------------------- */
 
 /* An all-digit directory name as a pid; 0 for anything else. */
@@ -365,4 +410,43 @@ int procinfo_for_each_pid(const char *proc_root, procinfo_pid_fn fn, void *userd
 	}
 	closedir(d);
 	return r < 0 ? r : count;
+}
+
+struct children_walk {
+	int dirfd;
+	procinfo_pid_fn fn;
+	void *userdata;
+};
+
+static int thread_children(void *userdata, pid_t tid)
+{
+	struct children_walk *w = userdata;
+	char name[64], *buf = malloc(CHILDREN_READ_MAX);
+	int r;
+
+	if (!buf)
+		return -ENOMEM;
+	snprintf(name, sizeof(name), "%d/children", (int)tid);
+	r = read_text(w->dirfd, name, buf, CHILDREN_READ_MAX);
+	if (r == 0)
+		r = procinfo_parse_children(buf, w->fn, w->userdata);
+	free(buf);
+	return r == -ESRCH ? 0 : r; /* ESRCH: the thread exited meanwhile */
+}
+
+int procinfo_for_each_child(const char *proc_root, pid_t pid, procinfo_pid_fn fn, void *userdata)
+{
+	char path[PATH_MAX];
+	struct children_walk w = { .fn = fn, .userdata = userdata };
+	int r;
+
+	if (pid <= 0)
+		return -EINVAL;
+	snprintf(path, sizeof(path), "%s/%d/task", proc_root, (int)pid);
+	w.dirfd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (w.dirfd < 0)
+		return gone(errno);
+	r = procinfo_for_each_pid(path, thread_children, &w);
+	close(w.dirfd);
+	return r < 0 ? r : 0;
 }

@@ -28,6 +28,11 @@ int procinfo_read(const char *proc_root, pid_t pid, struct procinfo *ret);
 /* Only the start time (cheap; used to check a pid still names a process). */
 int procinfo_start_time(const char *proc_root, pid_t pid, uint64_t *ret);
 
+typedef int (*procinfo_pid_fn)(void *userdata, pid_t pid);
+
+/* The thread group (process) that thread tid belongs to. */
+int procinfo_tgid(const char *proc_root, pid_t tid, pid_t *ret);
+
 /* Pure parsers, fuzzed and unit-tested. Each returns -EBADMSG for text
  * that is not what the kernel writes and writes nothing then. */
 /* Sets pid, comm (cut to 15 bytes), state, ppid, start_time and kernel_thread;
@@ -35,11 +40,18 @@ int procinfo_start_time(const char *proc_root, pid_t pid, uint64_t *ret);
 int procinfo_parse_stat(const char *text, struct procinfo *ret);
 /* The real ids: the first number of the "Uid:" and "Gid:" lines. */
 int procinfo_parse_status(const char *text, uid_t *ret_uid, gid_t *ret_gid);
+/* The "Tgid:" line of /proc/PID/status. */
+int procinfo_parse_tgid(const char *text, pid_t *ret);
+/* The pids of a task's children file: decimal numbers, each followed by a
+ * space; fn(pid) for each. -EBADMSG for anything else. */
+int procinfo_parse_children(const char *text, procinfo_pid_fn fn, void *userdata);
 /* The path of the v2 "0::" line and its length; "" and 0 when there is no
  * such line (cgroup v1 only); -ENAMETOOLONG when it does not fit size. */
 int procinfo_parse_cgroup(const char *text, char *ret_path, size_t size);
 
 /* Iterate the numeric entries of proc_root: fn(pid) for each; returns the
  * count or a negative errno. */
-typedef int (*procinfo_pid_fn)(void *userdata, pid_t pid);
 int procinfo_for_each_pid(const char *proc_root, procinfo_pid_fn fn, void *userdata);
+/* fn(child) for each child process of pid, forked by any of its threads
+ * (proc_root/PID/task/TID/children); -ESRCH when pid is gone. */
+int procinfo_for_each_child(const char *proc_root, pid_t pid, procinfo_pid_fn fn, void *userdata);

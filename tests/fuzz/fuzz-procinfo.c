@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/* Arbitrary text through the three /proc parsers. Each gets a NUL-ended
+/* Arbitrary text through the /proc parsers. Each gets a NUL-ended
  * heap copy of exactly the input, so any read past it is caught; results
  * that claim success are checked for what they promise. The first byte
  * also picks a small cgroup path buffer to reach the too-long path. */
@@ -40,6 +40,31 @@ static void check_status(const char *text)
 		abort();
 }
 
+static void check_tgid(const char *text)
+{
+	pid_t tgid = 12345;
+	int r = procinfo_parse_tgid(text, &tgid);
+
+	if (r == 0 ? tgid <= 0 : (r != -EBADMSG || tgid != 12345))
+		abort();
+}
+
+static int child_positive(void *userdata, pid_t pid)
+{
+	(void)userdata;
+	if (pid <= 0)
+		abort();
+	return 0;
+}
+
+static void check_children(const char *text)
+{
+	int r = procinfo_parse_children(text, child_positive, NULL);
+
+	if (r != 0 && r != -EBADMSG)
+		abort();
+}
+
 static void check_cgroup(const char *text, size_t size)
 {
 	char *path = malloc(size);
@@ -68,6 +93,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	text[size] = '\0';
 	check_stat(text);
 	check_status(text);
+	check_tgid(text);
+	check_children(text);
 	check_cgroup(text, PROCINFO_PATH_MAX);
 	check_cgroup(text, size ? (size_t)data[0] % 16 + 1 : 1);
 	free(text);

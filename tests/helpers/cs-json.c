@@ -45,6 +45,8 @@ int main(int argc, char **argv)
 			if (!json_object_is_type(o, json_type_array))
 				return 1;
 			printf("%zu\n", json_object_array_length(o));
+			free(path);
+			json_object_put(root);
 			return 0;
 		}
 		o = step(o, tok);

@@ -10,6 +10,7 @@ out=$("$d" --seccomp=bogus 2>&1); rc=$?
 result seccomp-bad-mode 2 "^coreschedd: --seccomp: 'bogus' is not enforce, log or off$" $rc "$out"
 out=$("$d" --help 2>&1); rc=$?
 result help-lists-seccomp 0 '--seccomp=MODE' $rc "$out"
+result help-lists-dry-run 0 '--dry-run' $rc "$out"
 out=$("$d" extra-arg 2>&1); rc=$?
 result unexpected-argument 2 "unexpected argument 'extra-arg'" $rc "$out"
 # The kernel check comes after the configuration and before any privilege

@@ -94,6 +94,7 @@ static void test_defaults(void)
 	CHECK(c->daemon.stats_interval_sec == 10);
 	CHECK(c->daemon.metrics_file == NULL);
 	CHECK(c->daemon.receive_buffer == 262144);
+	CHECK(!c->daemon.dry_run);
 	CHECK(c->container.def == CONTAINER_ISOLATE);
 	CHECK(c->container.group == NULL);
 	CHECK(!c->container.fail_open);
@@ -103,7 +104,7 @@ static void test_defaults(void)
 	CHECK_STREQ(out, "# source: x.conf\n[Daemon]\nReconcileSec=30\nLogLevel=info\nMaxTasks=65536\n"
 			 "MaxKeys=4096\nClearForeign=no\nUnmatchedExec=keep\nAllowSchedExt=no\nControlGroup=\nMaxClients=64\nMaxClientsPerUser=8\n"
 			 "IdleTimeoutSec=60\nForceIdleAccounting=yes\nStatsIntervalSec=10\nMetricsFile=\nReceiveBuffer=262144\n"
-			 "\n[Container]\nDefault=isolate\nGroup=\nFailMode=closed\nLock=no\n");
+			 "DryRun=no\n\n[Container]\nDefault=isolate\nGroup=\nFailMode=closed\nLock=no\n");
 	free(out);
 	conf_free(c);
 }
@@ -113,7 +114,7 @@ static void test_daemon_keys(void)
 	struct conf *c = load("[Daemon]\nReconcileSec=0\nLogLevel=warning\nMaxTasks=100\nMaxKeys=7\n"
 			      "ClearForeign=yes\nUnmatchedExec=clear\nAllowSchedExt=yes\nControlGroup=adm\nMaxClients=3\nMaxClientsPerUser=2\n"
 			      "ForceIdleAccounting=off\nStatsIntervalSec=3600\nMetricsFile=/run/x.prom\n"
-			      "ReceiveBuffer=64K\n",
+			      "ReceiveBuffer=64K\nDryRun=yes\n",
 			      NULL);
 
 	CHECK(c != NULL);
@@ -133,6 +134,7 @@ static void test_daemon_keys(void)
 	CHECK(c->daemon.stats_interval_sec == 3600);
 	CHECK_STREQ(c->daemon.metrics_file, "/run/x.prom");
 	CHECK(c->daemon.receive_buffer == 65536);
+	CHECK(c->daemon.dry_run);
 	conf_free(c);
 
 	c = load("[Daemon]\nControlGroup=1234\nReceiveBuffer=0\nLogLevel=err\nLogLevel=debug\n", NULL);

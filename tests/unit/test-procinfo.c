@@ -1,10 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* The /proc parsers on text in the kernel's formats, the readers on a fake
  * tree and on the live /proc, and the pid listing. */
+#define _GNU_SOURCE /* gettid */
 #include "procinfo.h"
 #include "unit.h"
 
 #include <errno.h>
+#include <pthread.h>
+#include <signal.h>
+#include <sys/wait.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <stdbool.h>
@@ -189,6 +193,19 @@ static void parse_status_rejects(void)
 		CHECK(r == -EBADMSG);
 	}
 	CHECK(uid == 7 && gid == 7);
+}
+
+static void parse_tgid_line(void)
+{
+	pid_t tgid = 7;
+
+	CHECK(procinfo_parse_tgid(status_sample, &tgid) == 0 && tgid == 1234);
+	tgid = 7;
+	CHECK(procinfo_parse_tgid("Name:\tx\n", &tgid) == -EBADMSG);
+	CHECK(procinfo_parse_tgid("Tgid:\t0\n", &tgid) == -EBADMSG);
+	CHECK(procinfo_parse_tgid("Tgid:\t4294967295\n", &tgid) == -EBADMSG);
+	CHECK(procinfo_parse_tgid("Tgid:\t12x\n", &tgid) == -EBADMSG);
+	CHECK(tgid == 7);
 }
 
 static void parse_cgroup_lines(void)
@@ -487,6 +504,60 @@ static void read_live_missing_pid(void)
 	CHECK(procinfo_start_time("/proc", (pid_t)pid_max, &start) == -ESRCH);
 }
 
+static void parse_children_lists(void)
+{
+	struct pid_list l = { .want = 0 };
+
+	CHECK(procinfo_parse_children("", collect_pid, &l) == 0 && l.n == 0);
+	CHECK(procinfo_parse_children("12 345 6 ", collect_pid, &l) == 0);
+	CHECK(l.n == 3 && l.pid[0] == 12 && l.pid[1] == 345 && l.pid[2] == 6);
+	CHECK(procinfo_parse_children("7\n", collect_pid, &l) == 0 && l.n == 4 && l.pid[3] == 7);
+	CHECK(procinfo_parse_children("1 x ", collect_pid, &l) == -EBADMSG);
+	CHECK(procinfo_parse_children("0 ", collect_pid, &l) == -EBADMSG);
+	CHECK(procinfo_parse_children("-3 ", collect_pid, &l) == -EBADMSG);
+	CHECK(procinfo_parse_children("99999999999 ", collect_pid, &l) == -EBADMSG);
+	l.stop_after = 1;
+	l.n = 0;
+	CHECK(procinfo_parse_children("1 2 ", collect_pid, &l) == -EINTR && l.n == 1);
+}
+
+static void *park(void *arg)
+{
+	pid_t *tid = arg;
+
+	*tid = gettid();
+	pause();
+	return NULL;
+}
+
+/* A child of ours is listed, whichever thread forked it; a thread's
+ * process is ours. */
+static void live_children_and_tgid(void)
+{
+	struct pid_list l = { .want = 0 };
+	volatile pid_t tid = 0;
+	pthread_t th;
+	pid_t child, tgid = 0;
+
+	CHECK(pthread_create(&th, NULL, park, (void *)&tid) == 0);
+	while (!tid)
+		usleep(1000);
+	CHECK(procinfo_tgid("/proc", tid, &tgid) == 0 && tgid == getpid());
+	child = fork();
+	if (child == 0) {
+		pause();
+		_exit(0);
+	}
+	l.want = child;
+	CHECK(procinfo_for_each_child("/proc", getpid(), collect_pid, &l) == 0 && l.found);
+	kill(child, SIGKILL);
+	waitpid(child, NULL, 0);
+	l = (struct pid_list){ .want = child };
+	CHECK(procinfo_for_each_child("/proc", getpid(), collect_pid, &l) == 0 && !l.found);
+	pthread_cancel(th);
+	pthread_join(th, NULL);
+}
+
 static void for_each_live_pid(void)
 {
 	struct pid_list l = { .want = getpid() };
@@ -505,6 +576,8 @@ int main(void)
 	RUN(parse_stat_rejects);
 	RUN(parse_status_ids);
 	RUN(parse_status_rejects);
+	RUN(parse_tgid_line);
+	RUN(parse_children_lists);
 	RUN(parse_cgroup_lines);
 	RUN(parse_cgroup_rejects);
 	make_tree();
@@ -516,5 +589,6 @@ int main(void)
 	RUN(read_live_self);
 	RUN(read_live_missing_pid);
 	RUN(for_each_live_pid);
+	RUN(live_children_and_tgid);
 	UNIT_EXIT();
 }

@@ -1,0 +1,323 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* The dry run's kernel: reads are the real kernel's, cookies live only
+ * here. It keeps what Linux keeps, per process (the engine sets cookies on
+ * whole thread groups only): a cookie set by CREATE or SHARE_TO, copied at
+ * fork and kept across exec. A process it has no record of carries what
+ * its parent carried when it forked: so before a process's cookie changes,
+ * its children with no record of their own are given the old one. Records
+ * name a process by pid and start time, so a reused pid starts afresh. */
+#include "engine-sys.h"
+
+#include <errno.h>
+#include <stdlib.h>
+
+#include "hashmap.h"
+
+/* Deeper than any real process tree; a loop in a corrupt one ends here. */
+#define MAX_ANCESTORS 256
+#define PRUNE_MIN 1024
+
+struct dry_record {
+	pid_t pid;
+	uint64_t start;
+	sc_cookie cookie;
+};
+
+/* The engine's opaque struct holder, as this file makes it. */
+struct dry_holder {
+	sc_cookie cookie;
+};
+
+struct dry_sys {
+	struct engine_sys ops;
+	const struct engine_sys *real;
+	struct hashmap *records; /* pid -> struct dry_record */
+	sc_cookie last_cookie;   /* synthetic values: 1, 2, ... never reused */
+	unsigned holders;
+	size_t prune_at;         /* look for records of exited processes at this size */
+};
+
+#define REAL(d, fn, ...) ((d)->real->fn((d)->real->userdata, ##__VA_ARGS__))
+
+static struct dry_sys *dry_of(void *u)
+{
+	return u;
+}
+
+/* ---- forwarded as they are ---- */
+
+static int d_read(void *u, pid_t pid, struct procinfo *ret) { return REAL(dry_of(u), read, pid, ret); }
+static int d_start_time(void *u, pid_t pid, uint64_t *ret) { return REAL(dry_of(u), start_time, pid, ret); }
+static int d_for_each_pid(void *u, procinfo_pid_fn fn, void *ud) { return REAL(dry_of(u), for_each_pid, fn, ud); }
+static int d_for_each_thread(void *u, pid_t pid, procinfo_pid_fn fn, void *ud)
+{
+	return REAL(dry_of(u), for_each_thread, pid, fn, ud);
+}
+static int d_process_alive(void *u, pid_t tgid, uint64_t start) { return REAL(dry_of(u), process_alive, tgid, start); }
+static int d_pidfd_open(void *u, pid_t pid) { return REAL(dry_of(u), pidfd_open, pid); }
+static bool d_pidfd_alive(void *u, int fd) { return REAL(dry_of(u), pidfd_alive, fd); }
+static void d_pidfd_close(void *u, int fd) { REAL(dry_of(u), pidfd_close, fd); }
+static int d_sched_ext_enabled(void *u) { return REAL(dry_of(u), sched_ext_enabled); }
+static uint64_t d_now_ns(void *u) { return REAL(dry_of(u), now_ns); }
+static int d_cpu_ns(void *u, pid_t pid, uint64_t *ret)
+{
+	return dry_of(u)->real->cpu_ns ? REAL(dry_of(u), cpu_ns, pid, ret) : -EOPNOTSUPP;
+}
+static int d_thread_group(void *u, pid_t tid, pid_t *ret) { return REAL(dry_of(u), thread_group, tid, ret); }
+static int d_for_each_child(void *u, pid_t pid, procinfo_pid_fn fn, void *ud)
+{
+	return REAL(dry_of(u), for_each_child, pid, fn, ud);
+}
+
+/* What the dry run is for: a preview on kernels without core scheduling
+ * or SMT. */
+static int d_smt_active(void *u)
+{
+	(void)u;
+	return 1;
+}
+
+/* ---- the records ---- */
+
+static void prune(struct dry_sys *d)
+{
+	size_t n = hashmap_size(d->records);
+	void **v = calloc(n + 1, sizeof(*v));
+	uint64_t start;
+
+	n = v ? hashmap_values(d->records, v, n) : 0;
+	for (size_t i = 0; i < n; i++) {
+		struct dry_record *rec = v[i];
+
+		if (REAL(d, start_time, rec->pid, &start) == 0 && start == rec->start)
+			continue;
+		hashmap_remove_u64(d->records, (uint64_t)rec->pid);
+		free(rec);
+	}
+	free(v);
+	n = hashmap_size(d->records);
+	d->prune_at = n * 2 > PRUNE_MIN ? n * 2 : PRUNE_MIN;
+}
+
+static int record(struct dry_sys *d, pid_t pid, uint64_t start, sc_cookie c)
+{
+	struct dry_record *rec = hashmap_get_u64(d->records, (uint64_t)pid);
+
+	if (!rec) {
+		if (hashmap_size(d->records) >= d->prune_at)
+			prune(d);
+		rec = calloc(1, sizeof(*rec));
+		if (!rec)
+			return -ENOMEM;
+		if (hashmap_put_u64(d->records, (uint64_t)pid, rec) < 0) {
+			free(rec);
+			return -ENOMEM;
+		}
+	}
+	*rec = (struct dry_record){ .pid = pid, .start = start, .cookie = c };
+	return 0;
+}
+
+/* The record of process pid started at start, dropping one left by an
+ * earlier process under the same pid. */
+static const struct dry_record *record_of(struct dry_sys *d, pid_t pid, uint64_t start)
+{
+	struct dry_record *rec = hashmap_get_u64(d->records, (uint64_t)pid);
+
+	if (rec && rec->start != start) {
+		hashmap_remove_u64(d->records, (uint64_t)pid);
+		free(rec);
+		rec = NULL;
+	}
+	return rec;
+}
+
+/* The cookie process pid carries: its record, or its parent's, as fork
+ * copied it. What is found through the parent is recorded, so that the
+ * parent's later changes (or its exit, and a new parent) do not alter it. */
+static int cookie_of(struct dry_sys *d, pid_t pid, unsigned depth, sc_cookie *ret)
+{
+	const struct dry_record *rec;
+	struct procinfo pi;
+	uint64_t start;
+	sc_cookie c = 0;
+	int r;
+
+	r = REAL(d, start_time, pid, &start);
+	if (r < 0)
+		return r;
+	rec = record_of(d, pid, start);
+	if (rec) {
+		*ret = rec->cookie;
+		return 0;
+	}
+	r = REAL(d, read, pid, &pi);
+	if (r < 0)
+		return r;
+	/* The parent started first; one that did not is a newer process
+	 * under the parent's pid, whatever it says. */
+	if (pi.ppid > 0 && pi.ppid != pid && depth < MAX_ANCESTORS && !pi.kernel_thread &&
+	    REAL(d, start_time, pi.ppid, &start) == 0 && start <= pi.start_time &&
+	    cookie_of(d, pi.ppid, depth + 1, &c) < 0)
+		c = 0;
+	r = record(d, pid, pi.start_time, c);
+	if (r < 0)
+		return r;
+	*ret = c;
+	return 0;
+}
+
+struct freeze {
+	struct dry_sys *d;
+	sc_cookie cookie;
+};
+
+static int freeze_child(void *userdata, pid_t child)
+{
+	struct freeze *f = userdata;
+	uint64_t start;
+
+	if (REAL(f->d, start_time, child, &start) < 0 || record_of(f->d, child, start))
+		return 0;
+	return record(f->d, child, start, f->cookie);
+}
+
+/* Set process pid's cookie to c, after its children with no record of
+ * their own took the one they forked with. */
+static int set_cookie(struct dry_sys *d, pid_t pid, sc_cookie c)
+{
+	struct freeze f = { .d = d };
+	uint64_t start;
+	int r;
+
+	r = REAL(d, start_time, pid, &start);
+	if (r < 0)
+		return r;
+	r = cookie_of(d, pid, 0, &f.cookie);
+	if (r < 0)
+		return r;
+	if (f.cookie != c) {
+		r = REAL(d, for_each_child, pid, freeze_child, &f);
+		if (r < 0 && r != -ESRCH)
+			return r;
+	}
+	return record(d, pid, start, c);
+}
+
+static int d_cookie_get(void *u, pid_t tid, sc_cookie *ret)
+{
+	struct dry_sys *d = dry_of(u);
+	pid_t tgid;
+	int r = REAL(d, thread_group, tid, &tgid);
+
+	return r < 0 ? r : cookie_of(d, tgid, 0, ret);
+}
+
+static int d_cookie_create(void *u, pid_t pid)
+{
+	struct dry_sys *d = dry_of(u);
+
+	return set_cookie(d, pid, ++d->last_cookie);
+}
+
+static int d_cookie_assign(void *u, const struct holder *h, pid_t pid)
+{
+	const struct dry_holder *dh = (const struct dry_holder *)h;
+
+	return set_cookie(dry_of(u), pid, dh ? dh->cookie : 0);
+}
+
+static int d_holder_new(void *u, pid_t adopt_tid, struct holder **ret)
+{
+	struct dry_sys *d = dry_of(u);
+	struct dry_holder *h;
+	sc_cookie c;
+	int r;
+
+	if (adopt_tid > 0) {
+		r = d_cookie_get(u, adopt_tid, &c);
+		if (r < 0)
+			return r;
+	} else
+		c = d->last_cookie + 1;
+	h = calloc(1, sizeof(*h));
+	if (!h)
+		return -ENOMEM;
+	if (adopt_tid <= 0)
+		d->last_cookie = c;
+	h->cookie = c;
+	d->holders++;
+	*ret = (struct holder *)h;
+	return 0;
+}
+
+static void d_holder_free(void *u, struct holder *h)
+{
+	if (!h)
+		return;
+	dry_of(u)->holders--;
+	free(h);
+}
+
+static sc_cookie d_holder_cookie(void *u, const struct holder *h)
+{
+	(void)u;
+	return h ? ((const struct dry_holder *)h)->cookie : 0;
+}
+
+struct engine_sys *engine_sys_dry_new(const struct engine_sys *real)
+{
+	struct dry_sys *d;
+
+	if (!real || !real->thread_group || !real->for_each_child)
+		return NULL;
+	d = calloc(1, sizeof(*d));
+	if (!d)
+		return NULL;
+	d->records = hashmap_new(false);
+	if (!d->records) {
+		free(d);
+		return NULL;
+	}
+	d->real = real;
+	d->prune_at = PRUNE_MIN;
+	d->ops = (struct engine_sys){
+		.read = d_read, .start_time = d_start_time, .for_each_pid = d_for_each_pid,
+		.for_each_thread = d_for_each_thread, .process_alive = d_process_alive,
+		.pidfd_open = d_pidfd_open, .pidfd_alive = d_pidfd_alive, .pidfd_close = d_pidfd_close,
+		.cookie_get = d_cookie_get, .cookie_create = d_cookie_create, .cookie_assign = d_cookie_assign,
+		.holder_new = d_holder_new, .holder_free = d_holder_free, .holder_cookie = d_holder_cookie,
+		.smt_active = d_smt_active, .sched_ext_enabled = d_sched_ext_enabled, .now_ns = d_now_ns,
+		.cpu_ns = d_cpu_ns, .thread_group = d_thread_group, .for_each_child = d_for_each_child,
+		.userdata = d,
+	};
+	return &d->ops;
+}
+
+static void free_record(void *userdata, void *value)
+{
+	(void)userdata;
+	free(value);
+}
+
+struct engine_sys *engine_sys_dry_free(struct engine_sys *s)
+{
+	struct dry_sys *d = (struct dry_sys *)s; /* ops is the first member */
+
+	if (!d)
+		return NULL;
+	hashmap_foreach(d->records, free_record, NULL);
+	hashmap_free(d->records);
+	free(d);
+	return NULL;
+}
+
+unsigned engine_sys_dry_holders(const struct engine_sys *s)
+{
+	return s ? ((const struct dry_sys *)s)->holders : 0;
+}
+
+size_t engine_sys_dry_records(const struct engine_sys *s)
+{
+	return s ? hashmap_size(((const struct dry_sys *)s)->records) : 0;
+}

@@ -1,0 +1,255 @@
+#!/bin/bash
+# coreschedd --dry-run on this host, whose kernel lacks core scheduling:
+# the daemon starts, takes process events, and `coresched ps -J` shows for
+# each process of the test the group, key, origin and (planned) cookie the
+# rules give it: matched processes and their children forked right after
+# the exec, a matched process's unmatched helpers (kept in its key), a
+# Per=process group, unmatched processes (none, 0x0), an explicit
+# placement. The queries say it is a dry run; the daemon makes no
+# prctl(PR_SCHED_CORE) call (checked with strace when installed).
+# Needs root (the proc connector) and the proc connector itself.
+T=host/daemon-dry-run
+top=$(cd "$(dirname "$0")/../.." && pwd)
+. "$top/tests/host/lib.bash"
+d=$top/build/coreschedd
+cs=$top/build/coresched
+json=$top/build/helpers/cs-json
+forker=$top/build/helpers/cs-forker
+
+if [ "$(id -u)" != 0 ]; then
+	echo "SKIP: $T: needs root (the proc connector needs CAP_NET_ADMIN)"
+	exit 0
+fi
+W=$(mktemp -d /tmp/cs-dry-XXXXXX)
+export CORESCHED_SOCKET=$W/sock
+pids=() dpid=
+cleanup() {
+	for p in "${pids[@]}"; do kill "$p" 2>/dev/null; done
+	[ -n "$dpid" ] && kill "$dpid" 2>/dev/null
+	wait 2>/dev/null
+	rm -rf "$W"
+}
+trap cleanup EXIT
+mkdir -p "$W/bin" "$W/cfg"
+for b in forker execer outsider solo; do cp "$forker" "$W/bin/$b"; done
+cat > "$W/cfg/coreschedd.conf" <<EOF
+[Daemon]
+ReconcileSec=0
+[Group forkers]
+MatchExe=$W/bin/forker
+[Group execers]
+MatchExe=$W/bin/execer
+[Group solo]
+MatchExe=$W/bin/solo
+Per=process
+[Group spare]
+MatchComm=no-such-comm
+EOF
+
+# start_daemon [--strace] ARGS...: in the background (under strace when
+# asked and there is one); 0 once the socket answers, 1 with the reason in
+# $why. A sanitized build's leak check needs ptrace, which the daemon's
+# seccomp filter refuses: off, as in the VM suite.
+export ASAN_OPTIONS=detect_leaks=0:abort_on_error=1
+start_daemon() {
+	local i
+	rm -f "$W/sock" "$W/strace"
+	if [ "$1" = --strace ] && shift && command -v strace >/dev/null; then
+		strace -f -qq --seccomp-bpf -e trace=prctl -o "$W/strace" \
+			"$d" -c "$W/cfg" -s "$W/sock" "$@" 2>"$W/log" &
+	else
+		"$d" -c "$W/cfg" -s "$W/sock" "$@" 2>"$W/log" &
+	fi
+	dpid=$!
+	for i in $(seq 100); do
+		"$cs" status >/dev/null 2>&1 && return 0
+		kill -0 "$dpid" 2>/dev/null || break
+		sleep 0.1
+	done
+	why=$(cat "$W/log")
+	return 1
+}
+
+# stop_daemon: SIGTERM; $stop_rc is its exit status
+stop_daemon() {
+	local p
+	p=$("$cs" status -J 2>/dev/null | "$json" pid) && kill "$p"
+	wait "$dpid" 2>/dev/null
+	stop_rc=$?
+	dpid=
+}
+
+if ! start_daemon --strace --dry-run; then
+	if grep -q 'subscribe to process events' <<<"$why"; then
+		echo "SKIP: $T: no proc connector here: $(tail -n1 <<<"$why")"
+		exit 0
+	fi
+	echo "FAIL: $T/start: the dry run did not start: $why"
+	exit 1
+fi
+grep -q 'Dry run: ' "$W/log" && grep -q 'Started (dry run: nothing is applied)' "$W/log"
+result start-says-dry-run 0 '' $? "$(cat "$W/log")"
+
+# ---- the processes ----
+L() { "$@" </dev/null >/dev/null 2>&1 & pids+=($!); }
+L "$W/bin/forker" 3                       # forks the moment its exec is done
+L "$W/bin/forker" 0
+L "$W/bin/execer" 2 "$W/bin/outsider" 0   # children exec an unmatched helper at once
+L "$W/bin/execer" -w 1 1 "$W/bin/outsider" 0 # ... once it has been placed
+L "$W/bin/solo" 0
+L "$W/bin/solo" 0
+L "$W/bin/outsider" 0
+L sleep 1000
+L "$W/bin/outsider" 0                     # placed explicitly below
+L "$W/bin/execer" -w 1 1 /bin/sh -c 'sleep 1000 & wait' # a helper that forks again
+fork1=${pids[0]} fork2=${pids[1]} exec1=${pids[2]} exec2=${pids[3]}
+solo1=${pids[4]} solo2=${pids[5]} out1=${pids[6]} slp=${pids[7]} out2=${pids[8]} exec3=${pids[9]}
+
+# children COUNT PARENT: the pids of PARENT's children, once COUNT exist
+children() {
+	local i c
+	for i in $(seq 50); do
+		c=$(pgrep -P "$2" | sort -n)
+		[ "$(wc -w <<<"$c")" -ge "$1" ] && { echo $c; return 0; }
+		sleep 0.1
+	done
+	echo $c
+}
+fk=$(children 3 "$fork1") ex1=$(children 2 "$exec1") ex2=$(children 1 "$exec2") sh3=$(children 1 "$exec3")
+sl3=$(children 1 "$sh3")
+
+# field PID NAME: a member of the daemon's row for PID ("" when none)
+field() { "$cs" ps -J -o +EXE "$1" 2>/dev/null | "$json" "processes.0.$2" 2>/dev/null; }
+# settle PID EXE: wait until the daemon's row for PID shows it running EXE
+settle() {
+	local i
+	for i in $(seq 100); do
+		[ "$(field "$1" exe)" = "$2" ] && return 0
+		sleep 0.1
+	done
+	return 1
+}
+for p in $fork1 $fork2 $fk; do settle "$p" "$W/bin/forker"; done
+for p in $exec1 $exec2 $exec3; do settle "$p" "$W/bin/execer"; done
+for p in $ex1 $ex2 $out1 $out2; do settle "$p" "$W/bin/outsider"; done
+settle "$sh3" "$(readlink -f /bin/sh)"
+settle "$sl3" "$(readlink -f "$(command -v sleep)")"
+for p in $solo1 $solo2; do settle "$p" "$W/bin/solo"; done
+settle "$slp" "$(readlink -f "$(command -v sleep)")"
+
+# expect NAME PID GROUP ORIGIN: the row's group and origin, and a cookie
+# that is 0x0 exactly when GROUP is "null"
+expect() {
+	local name=$1 pid=$2 group=$3 origin=$4 g o c
+	g=$(field "$pid" group) o=$(field "$pid" origin) c=$(field "$pid" cookie)
+	if [ "$g" != "$group" ] || [ "$o" != "$origin" ] || [ "$group" = null -a "$c" != 0x0 ] ||
+	   [ "$group" != null -a "$c" = 0x0 ] || [ -z "$c" ]; then
+		echo "FAIL: $T/$name: PID $pid: group $g origin $o cookie $c, expected group $group origin $origin"
+		return 1
+	fi
+	echo "PASS: $T/$name"
+}
+cookie() { field "$1" cookie; }
+# same NAME PID...: one cookie for all
+same() {
+	local name=$1 c0 p; shift
+	c0=$(cookie "$1")
+	for p in "$@"; do
+		[ "$(cookie "$p")" = "$c0" ] || { echo "FAIL: $T/$name: PID $p has $(cookie "$p"), PID $1 has $c0"; return 1; }
+	done
+	echo "PASS: $T/$name"
+}
+
+expect forker-matched "$fork1" forkers rule
+for p in $fk; do expect forker-child-$p "$p" forkers rule; done
+same forkers-share-one-cookie "$fork1" "$fork2" $fk
+expect execer-matched "$exec1" execers rule
+# Forked once the execer was placed, a helper keeps its key; and so does
+# what the helper starts.
+expect helper-kept "$ex2" execers sticky
+expect helper-shell-kept "$sh3" execers sticky
+expect helper-shell-child-kept "$sl3" execers sticky
+same execers-and-helpers-share "$exec1" "$exec2" "$exec3" $ex2 "$sh3" "$sl3"
+# Forked before the daemon saw the execer's exec and exec'd at once, a
+# helper carried cookie 0 and is judged on its own (none), unless the
+# daemon saw it before its exec (then it still ran the execer: kept).
+for p in $ex1; do
+	g=$(field "$p" group) o=$(field "$p" origin) c=$(field "$p" cookie)
+	if [ "$g/$o/$c" = "null/none/0x0" ] || [ "$g/$o/$c" = "execers/sticky/$(cookie "$exec1")" ]; then
+		echo "PASS: $T/racing-helper"
+	else
+		echo "FAIL: $T/racing-helper: PID $p: group $g origin $o cookie $c"
+	fi
+done
+expect solo-1 "$solo1" solo rule
+expect solo-2 "$solo2" solo rule
+[ "$(cookie "$solo1")" != "$(cookie "$solo2")" ] && [ "$(field "$solo1" key)" != "$(field "$solo2" key)" ]
+result solo-own-cookies 0 '' $? "$(cookie "$solo1") $(cookie "$solo2")"
+[ "$(cookie "$fork1")" != "$(cookie "$exec1")" ] && [ "$(cookie "$fork1")" != "$(cookie "$solo1")" ]
+result groups-differ 0 '' $? "forkers $(cookie "$fork1") execers $(cookie "$exec1") solo $(cookie "$solo1")"
+expect unmatched-outsider "$out1" null none
+expect unmatched-sleep "$slp" null none
+
+# An explicit placement is recorded (and kept in the state file) like any.
+out=$("$cs" assign --group forkers "$out2" 2>&1)
+result assign 0 '' $? "$out"
+expect assigned "$out2" forkers assign
+same assigned-shares "$fork1" "$out2"
+grep -q "^$out2 " "$W/coreschedd.state" 2>/dev/null
+result state-file-records 0 '' $? "$(cat "$W/coreschedd.state" 2>&1)"
+
+# ---- what the queries say ----
+js=$("$cs" status -J)
+result status-json-dry-run 0 '' $? "$js"
+[ "$("$json" dry_run <<<"$js")" = true ] && [ "$("$json" core_scheduling <<<"$js")" = null ] &&
+	[ "$("$json" counters.errors <<<"$js")" = 0 ] && [ "$("$json" counters.assignments <<<"$js")" -gt 0 ]
+result status-json-fields 0 '' $? "$js"
+out=$("$cs" status)
+result status-text 0 '^dry run: yes \(nothing is applied to the kernel\)$' $? "$out"
+note='^coresched: coreschedd is in a dry run: nothing is applied'
+out=$("$cs" ps 2>&1 >/dev/null)
+result ps-note-stderr 0 "$note" $? "$out"
+out=$("$cs" list -J 2>/dev/null)
+[ "$("$json" dry_run <<<"$out")" = true ] && [ "$("$json" groups.# <<<"$out")" -ge 4 ]
+result list-json-dry-run 0 '' $? "$out"
+out=$("$cs" list 2>&1 >/dev/null)
+result list-note-stderr 0 "$note" $? "$out"
+out=$("$cs" ps -J "$fork1" 2>/dev/null)
+result ps-json-dry-run 0 '"dry_run": true' $? "$out"
+out=$("$cs" explain "$fork1" 2>&1)
+result explain-planned 0 "planned cookie \(not applied\): $(cookie "$fork1")" $? "$out"
+out=$("$cs" explain -J "$fork1" 2>/dev/null)
+[ "$("$json" dry_run <<<"$out")" = true ] && [ "$("$json" agrees <<<"$out")" = true ]
+result explain-json 0 '' $? "$out"
+
+stop_daemon
+result clean-stop 0 '' "$stop_rc" "$(cat "$W/log")" "$(grep -m1 -E 'Sanitizer|runtime error' "$W/log")"
+if [ -e "$W/strace" ]; then
+	n=$(grep -cE 'prctl\((PR_SCHED_CORE|0x3e|62),' "$W/strace")
+	other=$(grep -c 'prctl(' "$W/strace")
+	if [ "$n" = 0 ] && [ "$other" -gt 0 ]; then
+		echo "PASS: $T/no-sched-core-prctl"
+	else
+		echo "FAIL: $T/no-sched-core-prctl: $n PR_SCHED_CORE calls ($other prctl calls traced)"
+	fi
+else
+	echo "SKIP: $T/no-sched-core-prctl: strace is not installed"
+fi
+
+# DryRun=yes in the file does the same without the option.
+printf '[Daemon]\nDryRun=yes\n[Group g]\nMatchExe=%s\n' "$W/bin/outsider" > "$W/cfg/coreschedd.conf"
+if start_daemon; then
+	out=$("$cs" status -J)
+	result dryrun-key 0 '"dry_run": true' $? "$out"
+	expect dryrun-key-placed "$out1" g rule
+	# The mode is fixed at start-up: a reload that turns it off says so.
+	sed -i 's/^DryRun=yes/DryRun=no/' "$W/cfg/coreschedd.conf"
+	out=$("$cs" reload 2>&1)
+	result reload-keeps-dry-run 0 '"dry_run": true' $? "$("$cs" status -J 2>&1) $out"
+	grep -q 'DryRun=no takes effect at the next start' "$W/log"
+	result reload-says-so 0 '' $? "$(cat "$W/log")"
+	stop_daemon
+	result dryrun-key-clean-stop 0 '' "$stop_rc" "$(cat "$W/log")" "$(grep -m1 -E 'Sanitizer|runtime error' "$W/log")"
+else
+	echo "FAIL: $T/dryrun-key: DryRun=yes did not start: $why"
+fi

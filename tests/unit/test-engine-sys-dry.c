@@ -1,0 +1,432 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* The dry run's kernel over a fake real one that has processes but no
+ * cookies at all (like a kernel without core scheduling): what it records,
+ * what fork would have copied, pid reuse, holders; and the engine deciding
+ * over it as over a kernel that applies. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "conf.h"
+#include "engine-internal.h"
+#include "log.h"
+#include "unit.h"
+
+#define MAX_PROCS 64
+
+struct fproc {
+	bool alive;
+	pid_t pid, ppid;
+	uint64_t start;
+	pid_t tids[3]; /* besides the leader */
+	char comm[16];
+	char exe[64];
+};
+
+static struct fproc procs[MAX_PROCS];
+static uint64_t clock_ticks = 100;
+static unsigned calls_cookie; /* the real table's cookie calls: must stay 0 */
+
+static struct fproc *proc_of(pid_t pid)
+{
+	for (int i = 0; i < MAX_PROCS; i++)
+		if (procs[i].alive && procs[i].pid == pid)
+			return &procs[i];
+	return NULL;
+}
+
+static void reset(void)
+{
+	memset(procs, 0, sizeof(procs));
+	/* init, and a shell under it */
+	procs[0] = (struct fproc){ .alive = true, .pid = 1, .ppid = 0, .start = 1, .comm = "init", .exe = "/sbin/init" };
+	procs[1] = (struct fproc){ .alive = true, .pid = 10, .ppid = 1, .start = 2, .comm = "sh", .exe = "/bin/sh" };
+}
+
+static struct fproc *spawn(pid_t pid, pid_t ppid, const char *exe)
+{
+	for (int i = 0; i < MAX_PROCS; i++)
+		if (!procs[i].alive) {
+			const char *base = strrchr(exe, '/');
+
+			procs[i] = (struct fproc){ .alive = true, .pid = pid, .ppid = ppid, .start = ++clock_ticks };
+			snprintf(procs[i].exe, sizeof(procs[i].exe), "%s", exe);
+			snprintf(procs[i].comm, sizeof(procs[i].comm), "%s", base ? base + 1 : exe);
+			return &procs[i];
+		}
+	abort();
+}
+
+/* Its children go to init, as Linux reparents them. */
+static void reap(pid_t pid)
+{
+	struct fproc *p = proc_of(pid);
+
+	for (int i = 0; i < MAX_PROCS; i++)
+		if (procs[i].alive && procs[i].ppid == pid)
+			procs[i].ppid = 1;
+	if (p)
+		p->alive = false;
+}
+
+static int fk_read(void *u, pid_t pid, struct procinfo *ret)
+{
+	struct fproc *p = proc_of(pid);
+
+	(void)u;
+	if (!p)
+		return -ESRCH;
+	memset(ret, 0, sizeof(*ret));
+	ret->pid = pid;
+	ret->ppid = p->ppid;
+	ret->start_time = p->start;
+	snprintf(ret->comm, sizeof(ret->comm), "%s", p->comm);
+	snprintf(ret->exe, sizeof(ret->exe), "%s", p->exe);
+	snprintf(ret->cgroup, sizeof(ret->cgroup), "/user.slice");
+	ret->state = 'S';
+	return 0;
+}
+
+static int fk_start_time(void *u, pid_t pid, uint64_t *ret)
+{
+	struct fproc *p = proc_of(pid);
+
+	(void)u;
+	if (!p)
+		return -ESRCH;
+	*ret = p->start;
+	return 0;
+}
+
+static int fk_for_each_pid(void *u, procinfo_pid_fn fn, void *ud)
+{
+	pid_t pids[MAX_PROCS];
+	int n = 0, r;
+
+	(void)u;
+	for (int i = 0; i < MAX_PROCS; i++)
+		if (procs[i].alive)
+			pids[n++] = procs[i].pid;
+	for (int i = 0; i < n; i++)
+		if ((r = fn(ud, pids[i])) < 0)
+			return r;
+	return n;
+}
+
+static int fk_for_each_thread(void *u, pid_t pid, procinfo_pid_fn fn, void *ud)
+{
+	struct fproc *p = proc_of(pid);
+	int r;
+
+	(void)u;
+	if (!p)
+		return -ESRCH;
+	if ((r = fn(ud, pid)) < 0)
+		return r;
+	for (int j = 0; j < 3; j++)
+		if (p->tids[j] && (r = fn(ud, p->tids[j])) < 0)
+			return r;
+	return 0;
+}
+
+static int fk_process_alive(void *u, pid_t tgid, uint64_t start)
+{
+	struct fproc *p = proc_of(tgid);
+
+	(void)u;
+	return p && p->start == start;
+}
+
+static int fk_pidfd_open(void *u, pid_t pid)
+{
+	(void)u;
+	return proc_of(pid) ? 100 + pid : -ESRCH;
+}
+
+static bool fk_pidfd_alive(void *u, int fd)
+{
+	(void)u;
+	return proc_of(fd - 100) != NULL;
+}
+
+static void fk_pidfd_close(void *u, int fd)
+{
+	(void)u;
+	(void)fd;
+}
+
+/* A kernel without core scheduling: every cookie call fails, and counts. */
+static int fk_cookie_get(void *u, pid_t tid, sc_cookie *ret)
+{
+	(void)u, (void)tid, (void)ret;
+	calls_cookie++;
+	return -EINVAL;
+}
+
+static int fk_cookie_create(void *u, pid_t pid)
+{
+	(void)u, (void)pid;
+	calls_cookie++;
+	return -EINVAL;
+}
+
+static int fk_cookie_assign(void *u, const struct holder *h, pid_t pid)
+{
+	(void)u, (void)h, (void)pid;
+	calls_cookie++;
+	return -EINVAL;
+}
+
+static int fk_holder_new(void *u, pid_t adopt, struct holder **ret)
+{
+	(void)u, (void)adopt, (void)ret;
+	calls_cookie++;
+	return -EINVAL;
+}
+
+static void fk_holder_free(void *u, struct holder *h)
+{
+	(void)u, (void)h;
+	calls_cookie++;
+}
+
+static sc_cookie fk_holder_cookie(void *u, const struct holder *h)
+{
+	(void)u, (void)h;
+	calls_cookie++;
+	return 0;
+}
+
+static int fk_smt_active(void *u)
+{
+	(void)u;
+	return 0; /* no SMT here either */
+}
+
+static int fk_sched_ext(void *u)
+{
+	(void)u;
+	return 0;
+}
+
+static uint64_t fk_now(void *u)
+{
+	static uint64_t ns;
+
+	(void)u;
+	return ++ns;
+}
+
+static int fk_thread_group(void *u, pid_t tid, pid_t *ret)
+{
+	(void)u;
+	for (int i = 0; i < MAX_PROCS; i++)
+		for (int j = 0; procs[i].alive && j < 3; j++)
+			if (procs[i].pid == tid || procs[i].tids[j] == tid) {
+				*ret = procs[i].pid;
+				return 0;
+			}
+	return -ESRCH;
+}
+
+static int fk_for_each_child(void *u, pid_t pid, procinfo_pid_fn fn, void *ud)
+{
+	int r;
+
+	(void)u;
+	if (!proc_of(pid))
+		return -ESRCH;
+	for (int i = 0; i < MAX_PROCS; i++)
+		if (procs[i].alive && procs[i].ppid == pid && (r = fn(ud, procs[i].pid)) < 0)
+			return r;
+	return 0;
+}
+
+static const struct engine_sys real = {
+	.read = fk_read, .start_time = fk_start_time, .for_each_pid = fk_for_each_pid,
+	.for_each_thread = fk_for_each_thread, .process_alive = fk_process_alive,
+	.pidfd_open = fk_pidfd_open, .pidfd_alive = fk_pidfd_alive, .pidfd_close = fk_pidfd_close,
+	.cookie_get = fk_cookie_get, .cookie_create = fk_cookie_create, .cookie_assign = fk_cookie_assign,
+	.holder_new = fk_holder_new, .holder_free = fk_holder_free, .holder_cookie = fk_holder_cookie,
+	.smt_active = fk_smt_active, .sched_ext_enabled = fk_sched_ext, .now_ns = fk_now,
+	.thread_group = fk_thread_group, .for_each_child = fk_for_each_child,
+};
+
+#define D(fn, ...) (s->fn(s->userdata, ##__VA_ARGS__))
+
+static sc_cookie get(struct engine_sys *s, pid_t tid)
+{
+	sc_cookie c = 0xdead;
+
+	return D(cookie_get, tid, &c) == 0 ? c : 0xdead;
+}
+
+static struct engine_sys *setup(void)
+{
+	reset();
+	calls_cookie = 0;
+	return engine_sys_dry_new(&real);
+}
+
+/* A process with no record carries its parent's; CREATE and SHARE_TO
+ * record per process, threads included; nothing reaches the real table. */
+static void test_records_and_inheritance(void)
+{
+	struct engine_sys *s = setup();
+	struct holder *h = NULL;
+	sc_cookie c;
+
+	CHECK(s != NULL);
+	spawn(20, 10, "/usr/bin/web")->tids[0] = 21;
+	spawn(30, 20, "/usr/bin/helper");
+	CHECK(D(smt_active) == 1);
+	CHECK(get(s, 20) == 0);
+	CHECK(D(cookie_create, 20) == 0);
+	c = get(s, 20);
+	CHECK(c != 0 && c != 0xdead);
+	CHECK(get(s, 21) == c);  /* a thread: its process's */
+	CHECK(get(s, 30) != c);  /* forked before: kept what it had, 0 */
+	CHECK(get(s, 30) == 0);
+	spawn(31, 20, "/usr/bin/helper");
+	spawn(40, 31, "/bin/cat");
+	CHECK(get(s, 40) == c);  /* forked after: the grandparent's, through 31 */
+	CHECK(D(holder_new, 0, &h) == 0);
+	CHECK(D(holder_cookie, h) != 0 && D(holder_cookie, h) != c);
+	CHECK(engine_sys_dry_holders(s) == 1);
+	CHECK(D(cookie_assign, h, 10) == 0);
+	CHECK(get(s, 10) == D(holder_cookie, h));
+	CHECK(get(s, 20) == c); /* its own record stands */
+	CHECK(D(cookie_assign, NULL, 20) == 0);
+	CHECK(get(s, 20) == 0);
+	CHECK(get(s, 40) == c); /* recorded when looked at: as it forked */
+	D(holder_free, h);
+	CHECK(engine_sys_dry_holders(s) == 0);
+	CHECK(D(cookie_create, 99) == -ESRCH);
+	CHECK(D(cookie_assign, NULL, 99) == -ESRCH);
+	CHECK(D(cookie_get, 99, &c) == -ESRCH);
+	CHECK(calls_cookie == 0);
+	engine_sys_dry_free(s);
+}
+
+/* Children nobody looked at yet keep what they forked with when their
+ * parent changes: the kernel copied the cookie at fork. */
+static void test_children_keep_fork_cookie(void)
+{
+	struct engine_sys *s = setup();
+	struct holder *a = NULL, *b = NULL;
+
+	spawn(20, 10, "/usr/bin/web");
+	CHECK(D(holder_new, 0, &a) == 0 && D(holder_new, 0, &b) == 0);
+	CHECK(D(cookie_assign, a, 20) == 0);
+	spawn(21, 20, "/usr/bin/web");      /* forked with a's */
+	spawn(22, 21, "/usr/bin/web");      /* and its child, with a's too */
+	CHECK(D(cookie_assign, b, 20) == 0); /* the parent moves on */
+	spawn(23, 20, "/usr/bin/web");      /* forked with b's */
+	CHECK(get(s, 21) == D(holder_cookie, a));
+	CHECK(get(s, 22) == D(holder_cookie, a));
+	CHECK(get(s, 23) == D(holder_cookie, b));
+	/* The parent exits and its children go to init: no change for them. */
+	reap(20);
+	CHECK(get(s, 23) == D(holder_cookie, b));
+	/* A holder adopting a process's cookie carries it. */
+	{
+		struct holder *c = NULL, *none = NULL;
+
+		CHECK(D(holder_new, 22, &c) == 0 && D(holder_cookie, c) == D(holder_cookie, a));
+		CHECK(D(holder_new, 98, &none) == -ESRCH && !none);
+		D(holder_free, c);
+	}
+	D(holder_free, a);
+	D(holder_free, b);
+	CHECK(calls_cookie == 0);
+	engine_sys_dry_free(s);
+}
+
+/* A record names a process by pid and start time: a new process under a
+ * reused pid inherits from its own parent, not the old record. */
+static void test_pid_reuse(void)
+{
+	struct engine_sys *s = setup();
+	struct holder *h = NULL;
+
+	spawn(20, 10, "/usr/bin/web");
+	CHECK(D(holder_new, 0, &h) == 0);
+	CHECK(D(cookie_assign, h, 20) == 0);
+	CHECK(get(s, 20) == D(holder_cookie, h));
+	reap(20);
+	spawn(20, 10, "/bin/other"); /* the same pid, a later start */
+	CHECK(get(s, 20) == 0);
+	/* Records of exited processes are pruned as records grow. */
+	for (pid_t p = 1000; p < 1000 + 2000; p++) {
+		spawn(p, 10, "/bin/true");
+		CHECK(D(cookie_create, p) == 0);
+		reap(p);
+	}
+	CHECK(engine_sys_dry_records(s) <= 1024);
+	D(holder_free, h);
+	engine_sys_dry_free(s);
+}
+
+static struct conf *load(const char *text)
+{
+	struct conf *c = NULL;
+	char *error = NULL;
+
+	if (conf_load_string(text, "t.conf", &c, &error) < 0) {
+		fprintf(stderr, "  %s\n", error ? error : "?");
+		free(error);
+	}
+	return c;
+}
+
+/* The engine over a dry run decides as over a kernel that applies: a
+ * matched process gets its group's key, its unmatched helper keeps it
+ * (sticky, known only through the cookie it inherited), an unmatched
+ * process has none; the real table is never asked for a cookie. */
+static void test_engine_decides(void)
+{
+	struct engine_sys *s = setup();
+	struct engine *e = NULL;
+	struct procmon_event ev;
+	struct task *web, *helper, *other;
+
+	spawn(20, 10, "/usr/bin/web");
+	spawn(50, 10, "/usr/bin/other");
+	CHECK(engine_new_sys(s, 2, &e) == 0);
+	engine_set_conf(e, load("[Daemon]\n[Group web]\nMatchExe=/usr/bin/web\n"));
+	CHECK(engine_scan(e, true, false) >= 0);
+	web = engine_task(e, 20);
+	other = engine_task(e, 50);
+	CHECK(web && web->key && strcmp(web->key->group, "web") == 0 && web->origin == ORIGIN_RULE);
+	CHECK(web && web->key && web->cookie == web->key->cookie && web->cookie != 0);
+	CHECK(other && !other->key && other->cookie == 0);
+	/* The web server forks and the child execs a helper. */
+	spawn(21, 20, "/usr/bin/web");
+	ev = (struct procmon_event){ .kind = PROCMON_FORK, .pid = 21, .tgid = 21, .parent_pid = 20, .parent_tgid = 20,
+				     .timestamp_ns = 1 };
+	engine_on_event(e, &ev);
+	snprintf(proc_of(21)->exe, sizeof(proc_of(21)->exe), "/usr/bin/helper");
+	ev = (struct procmon_event){ .kind = PROCMON_EXEC, .pid = 21, .tgid = 21, .timestamp_ns = 2 };
+	engine_on_event(e, &ev);
+	helper = engine_task(e, 21);
+	web = engine_task(e, 20);
+	CHECK(helper && helper->key && web && helper->key == web->key);
+	CHECK(helper && helper->origin == ORIGIN_STICKY);
+	CHECK(get(s, 21) == get(s, 20) && get(s, 21) != 0);
+	CHECK(engine_counters(e)->errors == 0);
+	CHECK(calls_cookie == 0);
+	engine_free(e);
+	engine_sys_dry_free(s);
+}
+
+int main(void)
+{
+	log_set_max_level(LOG_WARNING);
+	RUN(test_records_and_inheritance);
+	RUN(test_children_keep_fork_cookie);
+	RUN(test_pid_reuse);
+	RUN(test_engine_decides);
+	UNIT_EXIT();
+}

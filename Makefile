@@ -1,5 +1,8 @@
 # coresched — plain GNU Makefile.
-VERSION     := 0.1.0
+# The version has one source: the top entry of debian/changelog (its
+# upstream part, before the Debian revision).
+VERSION     := $(shell sed -n '1s/^[^ ]* .\([^ ]*\)-[^- ]*. .*/\1/p' debian/changelog 2>/dev/null)
+VERSION     := $(or $(VERSION),unknown)
 PREFIX      ?= /usr/local
 BINDIR      ?= $(PREFIX)/bin
 SBINDIR     ?= $(PREFIX)/sbin
@@ -11,6 +14,7 @@ RUNSTATEDIR ?= /run
 VENDORDIR   ?= /usr/lib/coresched
 PKG_CONFIG  ?= pkg-config
 SYSTEMDUNITDIR ?= $(shell $(PKG_CONFIG) --variable=systemdsystemunitdir systemd 2>/dev/null || echo /lib/systemd/system)
+TMPFILESDIR ?= $(shell $(PKG_CONFIG) --variable=tmpfilesdir systemd 2>/dev/null || echo /usr/lib/tmpfiles.d)
 BASHCOMPDIR ?= $(shell $(PKG_CONFIG) --variable=completionsdir bash-completion 2>/dev/null || echo $(DATADIR)/bash-completion/completions)
 
 CC      ?= cc
@@ -21,7 +25,7 @@ PKG_LIBS   := $(shell $(PKG_CONFIG) --libs $(PKGS)) -lpthread -lm
 WARN    := -Wall -Wextra -Wshadow -Wmissing-prototypes -Wstrict-prototypes
 HARDEN  := -fstack-protector-strong -D_FORTIFY_SOURCE=2
 CFLAGS  ?= -O2 -g
-ALL_CFLAGS = -std=gnu11 $(WARN) $(HARDEN) $(CFLAGS) -Iinclude -Idaemon $(PKG_CFLAGS) \
+ALL_CFLAGS = -std=gnu11 $(WARN) $(HARDEN) $(CPPFLAGS) $(CFLAGS) -Iinclude -Idaemon $(PKG_CFLAGS) \
 	-DVERSION=\"$(VERSION)\" -DSYSCONFDIR=\"$(SYSCONFDIR)\" -DRUNSTATEDIR=\"$(RUNSTATEDIR)\" \
 	-DVENDORDIR=\"$(VENDORDIR)\" -DLIBEXECDIR=\"$(LIBEXECDIR)\" -MMD -MP
 ALL_LDFLAGS = -Wl,-z,relro,-z,now $(LDFLAGS)
@@ -55,8 +59,9 @@ HELPER_BINS := $(HELPER_SRCS:tests/helpers/%.c=$(B)/helpers/%)
 PROGS := $(B)/coresched $(B)/coreschedd $(B)/coresched-runtime
 
 .PRECIOUS: $(B)/%.o
-.PHONY: all check check-host check-vm bench fuzz fault clean install uninstall deps demo
+.PHONY: all progs check check-host check-vm bench fuzz fault clean install uninstall deps demo deb
 all: $(PROGS) $(HELPER_BINS) fault
+progs: $(PROGS)
 
 # A second daemon whose kernel-facing wrappers fail on demand
 # (CORESCHED_FAULT=site:errno[:count],...), for the fault-injection test
@@ -123,7 +128,7 @@ deps:
 # The unit and the hook name the programs where this install puts them.
 INSTALL_PATHS = sed -e 's|/usr/sbin/coreschedd|$(SBINDIR)/coreschedd|g' -e 's|/usr/bin/coresched|$(BINDIR)/coresched|g'
 
-install: all
+install: $(PROGS)
 	install -Dm755 $(B)/coresched $(DESTDIR)$(BINDIR)/coresched
 	install -Dm755 $(B)/coreschedd $(DESTDIR)$(SBINDIR)/coreschedd
 	install -Dm755 $(B)/coresched-runtime $(DESTDIR)$(BINDIR)/coresched-runtime
@@ -135,6 +140,7 @@ install: all
 	$(INSTALL_PATHS) systemd/coreschedd.service > $(B)/coreschedd.service
 	install -Dm644 $(B)/coreschedd.service $(DESTDIR)$(SYSTEMDUNITDIR)/coreschedd.service
 	install -Dm644 systemd/coreschedd.socket $(DESTDIR)$(SYSTEMDUNITDIR)/coreschedd.socket
+	install -Dm644 systemd/coresched.tmpfiles $(DESTDIR)$(TMPFILESDIR)/coresched.conf
 	$(INSTALL_PATHS) conf/hooks.d/coresched.json > $(B)/coresched.json
 	install -Dm644 $(B)/coresched.json $(DESTDIR)$(DATADIR)/containers/oci/hooks.d/coresched.json
 	install -Dm644 docs/coresched.1 $(DESTDIR)$(MANDIR)/man1/coresched.1
@@ -149,8 +155,20 @@ uninstall:
 	      $(DESTDIR)$(DATADIR)/containers/oci/hooks.d/coresched.json \
 	      $(DESTDIR)$(MANDIR)/man1/coresched.1 $(DESTDIR)$(MANDIR)/man5/coreschedd.conf.5 $(DESTDIR)$(MANDIR)/man8/coreschedd.8 \
 	      $(DESTDIR)$(MANDIR)/man8/coresched-runtime.8 \
-	      $(DESTDIR)$(BASHCOMPDIR)/coresched
+	      $(DESTDIR)$(BASHCOMPDIR)/coresched $(DESTDIR)$(TMPFILESDIR)/coresched.conf
 	rm -rf $(DESTDIR)$(VENDORDIR)
+
+# The Debian package, built by dpkg-buildpackage from a copy of the tree
+# (so the build here is left alone), into $(B)/deb/; rebuilt only when a
+# shipped file changed. DEB_VERSION= builds the same tree as another version.
+DEB_INPUTS := Makefile $(shell find cli conf daemon debian docs include lib scripts systemd -type f 2>/dev/null)
+deb: $(B)/deb/.built$(if $(DEB_VERSION),-$(DEB_VERSION))
+$(B)/deb/.built: $(DEB_INPUTS)
+	scripts/build-deb $(B)/deb
+	@touch $@
+$(B)/deb/.built-%: $(DEB_INPUTS)
+	scripts/build-deb --version $* $(B)/deb/$*
+	@touch $@
 
 clean:
 	rm -rf $(B)

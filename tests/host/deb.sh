@@ -37,7 +37,8 @@ for f in /usr/sbin/coreschedd /usr/bin/coresched /lib/systemd/system/coreschedd.
 	/etc/coresched/coreschedd.conf /etc/coresched/rules.d/ /usr/lib/coresched/rules.d/50-examples.conf \
 	/usr/share/containers/oci/hooks.d/coresched.json /usr/share/man/man1/coresched.1.gz \
 	/usr/share/man/man5/coreschedd.conf.5.gz /usr/share/man/man8/coreschedd.8.gz \
-	/usr/share/bash-completion/completions/coresched /usr/share/doc/coresched/copyright; do
+	/usr/share/bash-completion/completions/coresched /usr/share/doc/coresched/copyright \
+	/usr/bin/coresched-runtime /etc/coresched/runtime.conf /usr/share/man/man8/coresched-runtime.8.gz; do
 	grep -qxF "$f" <<<"$files" || missing="$missing $f"
 done
 result contents 0 '' 0 "" "${missing:+missing:$missing}"
@@ -51,7 +52,8 @@ dpkg-deb -x "$deb" "$root"
 expect_eq() { # NAME ACTUAL EXPECTED
 	[ "$2" = "$3" ] && echo "PASS: $T/$1" || echo "FAIL: $T/$1: got '$2', expected '$3'"
 }
-expect_eq conffiles "$(cat "$ctl/conffiles")" /etc/coresched/coreschedd.conf
+expect_eq conffiles "$(cat "$ctl/conffiles")" "/etc/coresched/coreschedd.conf
+/etc/coresched/runtime.conf"
 # dh_installsystemd enables and starts both units; dh_installtmpfiles
 # creates /run/coresched at install time.
 grep -q "deb-systemd-helper.*enable 'coreschedd.service'" "$ctl/postinst" &&

@@ -231,24 +231,26 @@ static int write_atomic(const char *path, const char *text, const struct stat *s
 	return r;
 }
 
-/* [Container] Lock= of coreschedd's configuration (CORESCHED_CONFIG_DIR:
- * another directory, for tests). A configuration that does not load
- * locks: the lock is the safe side, and the daemon refuses it as well. */
-static bool container_lock(void)
+/* [Container] Lock= and FailMode= of coreschedd's configuration
+ * (CORESCHED_CONFIG_DIR: another directory, for tests). A configuration
+ * that does not load locks and fails closed: the safe side, and the daemon
+ * refuses it as well. */
+static struct spec_policy container_policy(void)
 {
+	struct spec_policy p = { .lock = true, .fail_open = false };
 	struct conf *c = NULL;
 	char *error = NULL;
-	bool lock;
 
 	if (conf_load_dir(getenv("CORESCHED_CONFIG_DIR"), &c, &error) < 0) {
-		say("warning: %s; locking the container's cookie as [Container] Lock=yes would",
+		say("warning: %s; locking the container's cookie as [Container] Lock=yes would, fail mode closed",
 		    error ? error : "cannot load coreschedd's configuration");
 		free(error);
-		return true;
+		return p;
 	}
-	lock = c->container.lock;
+	p.lock = c->container.lock;
+	p.fail_open = c->container.fail_open;
 	conf_free(c);
-	return lock;
+	return p;
 }
 
 /* 0 when config.json holds the hook (added or already there), else 1
@@ -256,6 +258,7 @@ static bool container_lock(void)
 static int add_hook(const char *bundle)
 {
 	char *path = NULL, *text = NULL, *out = NULL, *error = NULL, *hook = NULL;
+	struct spec_policy policy = container_policy();
 	struct stat st;
 	size_t len;
 	int r;
@@ -267,7 +270,7 @@ static int add_hook(const char *bundle)
 		say("cannot read %s: %s", path, r == -EFBIG ? "longer than 16 MiB" : strerror(-r));
 	else if ((r = hook_path(&hook)) < 0)
 		say("cannot find its own path: %s", strerror(-r));
-	else if ((r = spec_add_hook(text, len, path, hook, container_lock(), &out, &error)) < 0)
+	else if ((r = spec_add_hook(text, len, path, hook, &policy, &out, &error)) < 0)
 		say("%s", error ? error : strerror(-r));
 	else if (r == 0 && (r = write_atomic(path, out, &st)) < 0)
 		say("cannot write %s: %s", path, strerror(-r));

@@ -38,8 +38,12 @@ void args_parse(int argc, char *const *argv, struct runtime_args *ret);
  * *ret_text (malloc'd, the new JSON), 1 when the hook is already there, or
  * -EINVAL with *ret_error (malloc'd, starting with name) for input that
  * is not a valid spec; -ENOMEM without a message. */
-int spec_add_hook(const char *json, size_t len, const char *name, const char *hook_path, bool lock,
-		  char **ret_text, char **ret_error);
+struct spec_policy {
+	bool lock;      /* [Container] Lock=yes: the seccomp lock as well */
+	bool fail_open; /* [Container] FailMode=open: the hook gets --fail-mode open */
+};
+int spec_add_hook(const char *json, size_t len, const char *name, const char *hook_path,
+		  const struct spec_policy *policy, char **ret_text, char **ret_error);
 
 /* Parses runtime.conf text (Key=Value lines, # or ; comments). Returns 0
  * with *ret_runtime (malloc'd, NULL when the file does not set it), or

@@ -116,12 +116,16 @@ static int find_stage(json_object *hooks, const char *stage, const char *name, j
 	return 2;
 }
 
-static json_object *new_hook(const char *hook_path)
+static json_object *new_hook(const char *hook_path, bool fail_open)
 {
 	json_object *h = json_object_new_object(), *args = json_object_new_array();
 
 	json_object_array_add(args, json_object_new_string("coresched"));
 	json_object_array_add(args, json_object_new_string("oci-hook"));
+	if (fail_open) {
+		json_object_array_add(args, json_object_new_string("--fail-mode"));
+		json_object_array_add(args, json_object_new_string("open"));
+	}
 	json_object_object_add(h, "path", json_object_new_string(hook_path));
 	json_object_object_add(h, "args", args);
 	json_object_object_add(h, "timeout", json_object_new_int(SPEC_HOOK_TIMEOUT));
@@ -129,7 +133,7 @@ static json_object *new_hook(const char *hook_path)
 }
 
 /* 0 added to o, 1 already there, or -EINVAL. */
-static int add_hook(json_object *o, const char *name, const char *hook_path, char **ret_error)
+static int add_hook(json_object *o, const char *name, const char *hook_path, bool fail_open, char **ret_error)
 {
 	json_object *hooks, *list = NULL, *unused = NULL;
 	int r;
@@ -149,7 +153,7 @@ static int add_hook(json_object *o, const char *name, const char *hook_path, cha
 		list = json_object_new_array();
 		json_object_object_add(hooks, "createRuntime", list);
 	}
-	json_object_array_add(list, new_hook(hook_path));
+	json_object_array_add(list, new_hook(hook_path, fail_open));
 	return 0;
 }
 
@@ -368,8 +372,8 @@ static int add_lock(json_object *o, const char *name, char **ret_error)
 	return 0;
 }
 
-int spec_add_hook(const char *json, size_t len, const char *name, const char *hook_path, bool lock,
-		  char **ret_text, char **ret_error)
+int spec_add_hook(const char *json, size_t len, const char *name, const char *hook_path,
+		  const struct spec_policy *policy, char **ret_text, char **ret_error)
 {
 	json_object *o = NULL;
 	const char *s;
@@ -379,8 +383,8 @@ int spec_add_hook(const char *json, size_t len, const char *name, const char *ho
 	r = parse(json, len, name, &o, ret_error);
 	if (r < 0)
 		return r;
-	r = add_hook(o, name, hook_path, ret_error);
-	if (r >= 0 && lock) {
+	r = add_hook(o, name, hook_path, policy->fail_open, ret_error);
+	if (r >= 0 && policy->lock) {
 		int l = add_lock(o, name, ret_error);
 
 		r = l < 0 ? l : r == 1 && l == 1 ? 1 : 0;

@@ -57,9 +57,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	char *text = NULL, *again = NULL, *error = NULL;
 	bool lock = size % 2;
+	struct spec_policy policy = { .lock = lock, .fail_open = size % 3 == 0 };
 	int r;
 
-	r = spec_add_hook((const char *)data, size, NAME, HOOK, lock, &text, &error);
+	r = spec_add_hook((const char *)data, size, NAME, HOOK, &policy, &text, &error);
 	if (r == 0) {
 		if (!text || error)
 			abort();
@@ -68,7 +69,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		else
 			check_added(text);
 		/* Idempotent: the rewritten spec already has the hook. */
-		if (spec_add_hook(text, strlen(text), NAME, HOOK, lock, &again, &error) != 1 || again || error)
+		if (spec_add_hook(text, strlen(text), NAME, HOOK, &policy, &again, &error) != 1 || again || error)
 			abort();
 		free(text);
 		return 0;

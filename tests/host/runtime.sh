@@ -312,3 +312,13 @@ CORESCHED_CONFIG_DIR=$work/badcfg shim run -b "$b" x
 result lock-bad-config-warns 0 "^coresched-runtime: warning: .*coreschedd.conf:2.*locking the container's cookie" $rc "$out"
 check lock-bad-config-locks "$b/config.json" "$lockpy
 if lock_rules(c['linux']['seccomp']['syscalls']) != want: print(c['linux'])"
+
+# [Container] FailMode=open travels with the hook it adds.
+mkdir -p "$work/opencfg"; printf '[Container]\nFailMode=open\n' > "$work/opencfg/coreschedd.conf"
+b=$work/open1
+bundle "$b" "$plain"
+CORESCHED_CONFIG_DIR=$work/opencfg shim run -b "$b" x
+check failmode-open-hook "$b/config.json" "
+h = [x for x in c['hooks']['createRuntime'] if ours(x)]
+if len(h) != 1 or h[0]['args'] != ['coresched', 'oci-hook', '--fail-mode', 'open']: print(h)
+if 'seccomp' in c.get('linux', {}): print('locked without Lock=')"

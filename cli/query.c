@@ -190,7 +190,9 @@ static int list_row(struct table *t, json_object *g)
 	v[L_TASKS] = tasks;
 	v[L_COOKIE] = daemon_call_str(g, "cookie", NULL);
 	v[L_PER] = daemon_call_str(g, "per", NULL);
-	v[L_TRUSTED] = daemon_call_bool(g, "trusted") ? "true" : "false";
+	/* yes/no: libsmartcols reads a JSON boolean cell as false only
+	 * when it is empty or starts with 0, N or n. */
+	v[L_TRUSTED] = daemon_call_bool(g, "trusted") ? "yes" : "no";
 	v[L_SOURCE] = daemon_call_str(g, "source", NULL);
 	v[L_ASSIGNMENTS] = assignments;
 	return table_add(t, v);

@@ -18,7 +18,7 @@ cat > "$work/replies.json" <<EOF2
   {"name": "web", "key": "1000", "tasks": 3, "cookie": "0x1234", "per": "user",
    "trusted": false, "source": "$long", "assignments": 4},
   {"name": "db", "key": "", "tasks": 1, "cookie": "0x99", "per": "group",
-   "trusted": false, "source": "/etc/coresched/coreschedd.conf:3", "assignments": 1}]}},
+   "trusted": true, "source": "/etc/coresched/coreschedd.conf:3", "assignments": 1}]}},
  "io.coresched.ListProcesses": {"parameters": {"processes": [
   {"pid": 42, "uid": 1000, "user": "tester", "comm": "tenant-web", "group": "web",
    "key": "$cgroup", "cookie": "0x1234", "origin": "rule", "exe": "$exe", "cgroup": "$cgroup"},
@@ -52,7 +52,11 @@ rows() {
 }
 
 out=$($cs list | cat)
-rows list-piped "$out" 3 "^web +1000 +3 +0x1234 +user +false +$long\$" '^db +1 +0x99 +group'
+rows list-piped "$out" 3 "^web +1000 +3 +0x1234 +user +no +$long\$" '^db +1 +0x99 +group'
+# -J: TRUSTED is a JSON boolean.
+out=$($cs list -J -o GROUP,TRUSTED | tr -d ' \n')
+[ "$out" = '{"groups":[{"group":"web","trusted":false},{"group":"db","trusted":true}]}' ] &&
+	echo "PASS: $T/list-json-trusted-false" || echo "FAIL: $T/list-json-trusted-false: $out"
 out=$($cs ps -o +EXE,CGROUP | cat)
 rows ps-piped "$out" 3 "^ +7 +root +db +db .* /usr/sbin/db +/\$" \
 	"^ +42 +tester +tenant-web +web +$cgroup +0x1234 +rule +$exe +$cgroup\$"

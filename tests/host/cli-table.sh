@@ -55,7 +55,7 @@ out=$($cs list | cat)
 rows list-piped "$out" 3 "^web +1000 +3 +0x1234 +user +no +$long\$" '^db +1 +0x99 +group'
 # -J: TRUSTED is a JSON boolean.
 out=$($cs list -J -o GROUP,TRUSTED | tr -d ' \n')
-[ "$out" = '{"groups":[{"group":"web","trusted":false},{"group":"db","trusted":true}]}' ] &&
+[ "$out" = '{"dry_run":false,"groups":[{"group":"web","trusted":false},{"group":"db","trusted":true}]}' ] &&
 	echo "PASS: $T/list-json-trusted-false" || echo "FAIL: $T/list-json-trusted-false: $out"
 out=$($cs ps -o +EXE,CGROUP | cat)
 rows ps-piped "$out" 3 "^ +7 +root +db +db .* /usr/sbin/db +/\$" \
@@ -77,12 +77,12 @@ if command -v script >/dev/null && script -qc true /dev/null >/dev/null 2>&1; th
 	rows list-unsized-terminal "$out" 3 "$long\$" '^db '
 	# A sized terminal: one line per row, the long cells cut to fit.
 	out=$(script -qc "stty cols 90 rows 24; $cs list" /dev/null </dev/null | tr -d '\r')
-	rows list-terminal-one-line-per-row "$out" 3 '^web +1000 +3 +0x1234 +user +false +/etc/coresched' '^db '
+	rows list-terminal-one-line-per-row "$out" 3 '^web +1000 +3 +0x1234 +user +no +/etc/coresched' '^db '
 	too_wide=$(printf '%s\n' "$out" | awk 'length($0) > 90' | wc -l)
 	if [ "$too_wide" = 0 ]; then echo "PASS: $T/list-terminal-fits"; else
 		echo "FAIL: $T/list-terminal-fits: $too_wide lines wider than 90 columns: $out"; fi
 	out=$(script -qc "stty cols 40 rows 24; $cs list -r" /dev/null </dev/null | tr -d '\r')
-	rows list-terminal-raw-whole "$out" 3 "^web 1000 3 0x1234 user false $long\$" '^db '
+	rows list-terminal-raw-whole "$out" 3 "^web 1000 3 0x1234 user no $long\$" '^db '
 	out=$(script -qc "stty cols 100 rows 24; $cs ps -o +EXE,CGROUP" /dev/null </dev/null | tr -d '\r')
 	rows ps-terminal-one-line-per-row "$out" 3 '^ +7 ' '^ +42 +tester +tenant-web +web '
 else

@@ -7,6 +7,12 @@
 # instruction, so their window is the probe's first look and their
 # untagged CPU is 0 by construction: the rows show it is so.
 
+# first_row LABEL FILE: how many probes found their cookie at the first
+# look (the second column of each probe's line).
+first_row() {
+	awk -v l="$1" '$1 != "timeout" { n++; f += $2 } END { printf "%-44s %6d %10d %9.1f%%\n", l, n, f, n ? 100 * f / n : 0 }' "$2" | tee -a $RES
+}
+
 # exposure GROUP: "placements cpu_ns" the daemon counted for GROUP
 exposure() {
 	coresched status -J 2>/dev/null | cs-json exposure >/dev/null 2>&1 || { echo "0 0"; return; }
@@ -93,6 +99,12 @@ MatchExe=$B/bin/probe
 	else
 		note "no runc: the container rows are left out"
 	fi
+	out ""
+	out "$(printf '%-44s %6s %10s %10s' "cookie at the process's first look" n first share)"
+	first_row "rule on exec (MatchExe=)" $B/e-rule
+	first_row "coresched run -g" $B/e-run
+	[ -s $B/e-hook ] && first_row "OCI hook (hooks.d, createRuntime)" $B/e-hook
+	[ -s $B/e-shim ] && first_row "coresched-runtime (Docker, containerd)" $B/e-shim
 	out ""
 	out "$(printf '%-44s %6s %10s %12s %12s' "untagged CPU, daemon's count" n placed total_us per_proc_us)"
 	cpu_row "rule on exec (MatchExe=)" probe "$N"

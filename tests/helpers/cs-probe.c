@@ -8,7 +8,10 @@
  *                  classifier such as cgrulesengd, measured the same way);
  *   --fork         wait to be tagged, then fork: the child polls until its
  *                  cookie differs from ours (policy that changes at fork,
- *                  Per=process) and the delay printed is the child's. */
+ *                  Per=process) and the delay printed is the child's.
+ * A second column says whether the very first look already found the
+ * cookie (1) or not (0): an entry point that places a process before its
+ * first instruction gives 1 every time, whatever the emulator's delay. */
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,6 +32,8 @@ static double now_us(void)
 
 /* Poll until our cookie is set and differs from `unlike`; the delay, or
  * negative on timeout or error. */
+static int first_look = -1; /* 1: the first look found it */
+
 static double wait_cookie(double start, double limit, sc_cookie unlike, sc_cookie *ret)
 {
 	sc_cookie c = 0;
@@ -36,6 +41,8 @@ static double wait_cookie(double start, double limit, sc_cookie unlike, sc_cooki
 	for (;;) {
 		if (sc_get(0, &c) < 0)
 			return -1;
+		if (first_look < 0)
+			first_look = c != 0 && c != unlike;
 		if (c != 0 && c != unlike)
 			break;
 		if (now_us() - start > limit)
@@ -110,6 +117,6 @@ int main(int argc, char **argv)
 		printf("timeout\n");
 		return 1;
 	}
-	printf("%.1f\n", d);
+	printf("%.1f %d\n", d, first_look > 0);
 	return 0;
 }

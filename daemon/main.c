@@ -333,7 +333,7 @@ int main(int argc, char **argv)
 	engine_set_conf(d.engine, conf);
 	/* Explicit placements recorded before a restart are restored inside
 	 * the adoption scan, before any rule decides for those tasks. */
-	(void)engine_set_state_file(d.engine, methods_state_file(arg_socket));
+	(void)engine_set_state_file(d.engine, methods_state_file(arg_socket, d.dry_run));
 	(void)engine_scan(d.engine, true, false);
 	if (setup_loop(&d) < 0 || stats_new(d.event, d.engine, &d.stats) < 0) {
 		log_error("Failed to set up the event loop");

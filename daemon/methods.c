@@ -734,14 +734,14 @@ static void control_log(int level, const char *fmt, ...)
 
 #define DEFAULT_SOCKET RUNSTATEDIR "/coresched/io.coresched"
 
-const char *methods_state_file(const char *socket_path)
+const char *methods_state_file(const char *socket_path, bool dry_run)
 {
 	static char path[4096];
 	const char *sock = socket_path ? socket_path : DEFAULT_SOCKET;
 	const char *slash = strrchr(sock, '/');
 	int dir_len = slash ? (int)(slash - sock) : 1;
 
-	snprintf(path, sizeof(path), "%.*s/coreschedd.state", dir_len, slash ? sock : ".");
+	snprintf(path, sizeof(path), "%.*s/coreschedd%s.state", dir_len, slash ? sock : ".", dry_run ? ".dry-run" : "");
 	return path;
 }
 
@@ -773,7 +773,7 @@ int methods_setup(struct daemon *d, const char *socket_path)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	d->started_usec = (unsigned long long)ts.tv_sec * 1000000ULL + (unsigned long long)ts.tv_nsec / 1000;
-	r = engine_set_state_file(d->engine, methods_state_file(socket_path));
+	r = engine_set_state_file(d->engine, methods_state_file(socket_path, d->dry_run));
 	if (r < 0)
 		return r;
 	r = sd_event_add_post(d->event, NULL, on_post, d);

@@ -22,8 +22,9 @@ if [ "$(id -u)" != 0 ]; then
 fi
 W=$(mktemp -d /tmp/cs-dry-XXXXXX)
 export CORESCHED_SOCKET=$W/sock
-pids=() dpid=
+pids=() dpid= real=
 cleanup() {
+	[ -n "$real" ] && kill "$real" 2>/dev/null
 	for p in "${pids[@]}"; do kill "$p" 2>/dev/null; done
 	[ -n "$dpid" ] && kill "$dpid" 2>/dev/null
 	wait 2>/dev/null
@@ -78,6 +79,14 @@ stop_daemon() {
 	stop_rc=$?
 	dpid=
 }
+
+# A real daemon's placement, left in its state file: the dry run's cookies
+# are not the kernel's, so it neither restores nor rewrites that file.
+sleep 1000 </dev/null >/dev/null 2>&1 &
+real=$!
+real_line="$real $(awk '{print $22}' /proc/$real/stat) assign forkers - deadbeef 0"
+printf '# coreschedd explicit placements: PID START ORIGIN GROUP KEY [COOKIE [PLACER]]\n%s\n' \
+	"$real_line" > "$W/coreschedd.state"
 
 if ! start_daemon --strace --dry-run; then
 	if grep -q 'subscribe to process events' <<<"$why"; then
@@ -195,8 +204,9 @@ out=$("$cs" assign --group forkers "$out2" 2>&1)
 result assign 0 '' $? "$out"
 expect assigned "$out2" forkers assign
 same assigned-shares "$fork1" "$out2"
-grep -q "^$out2 " "$W/coreschedd.state" 2>/dev/null
-result state-file-records 0 '' $? "$(cat "$W/coreschedd.state" 2>&1)"
+grep -q "^$out2 " "$W/coreschedd.dry-run.state" 2>/dev/null
+result state-file-records 0 '' $? "$(cat "$W/coreschedd.dry-run.state" 2>&1)"
+expect real-placement-not-restored "$real" null none
 
 # ---- what the queries say ----
 js=$("$cs" status -J)
@@ -224,6 +234,8 @@ result explain-json 0 '' $? "$out"
 
 stop_daemon
 result clean-stop 0 '' "$stop_rc" "$(cat "$W/log")" "$(grep -m1 -E 'Sanitizer|runtime error' "$W/log")"
+grep -qxF "$real_line" "$W/coreschedd.state" && ! grep -q "^$out2 " "$W/coreschedd.state"
+result real-state-untouched 0 '' $? "$(cat "$W/coreschedd.state" 2>&1)"
 if [ -e "$W/strace" ]; then
 	n=$(grep -cE 'prctl\((PR_SCHED_CORE|0x3e|62),' "$W/strace")
 	other=$(grep -c 'prctl(' "$W/strace")

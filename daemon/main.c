@@ -339,6 +339,7 @@ int main(int argc, char **argv)
 		log_error("Failed to set up the event loop");
 		return 1;
 	}
+	stats_set_dry_run(d.stats, d.dry_run);
 	/* Before the control socket appears, so that whoever sees it sees a
 	 * confined daemon: everything from here on (the socket, events,
 	 * reloads, resyncs, stats, control) runs under the filter, holder

@@ -201,12 +201,16 @@ expect unmatched-sleep "$slp" null none
 
 # An explicit placement is recorded (and kept in the state file) like any.
 out=$("$cs" assign --group forkers "$out2" 2>&1)
-result assign 0 '' $? "$out"
+result assign 0 '^coresched: coreschedd is in a dry run: nothing is applied; the processes keep' $? "$out"
 expect assigned "$out2" forkers assign
 same assigned-shares "$fork1" "$out2"
 grep -q "^$out2 " "$W/coreschedd.dry-run.state" 2>/dev/null
 result state-file-records 0 '' $? "$(cat "$W/coreschedd.dry-run.state" 2>&1)"
 expect real-placement-not-restored "$real" null none
+
+# A command run in a group is not isolated: run says so, -v or not.
+out=$("$cs" run -g forkers -- true 2>&1)
+result run-group-says-dry 0 "^coresched: coreschedd is in a dry run: nothing is applied; the command runs without the group's cookie$" $? "$out"
 
 # ---- what the queries say ----
 js=$("$cs" status -J)

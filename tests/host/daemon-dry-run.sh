@@ -45,6 +45,11 @@ MatchExe=$W/bin/solo
 Per=process
 [Group spare]
 MatchComm=no-such-comm
+[Group locked]
+Lock=yes
+AllowUsers=65534
+[Group open]
+AllowUsers=65534
 EOF
 
 # start_daemon [--strace] ARGS...: in the background (under strace when
@@ -211,6 +216,24 @@ expect real-placement-not-restored "$real" null none
 # A command run in a group is not isolated: run says so, -v or not.
 out=$("$cs" run -g forkers -- true 2>&1)
 result run-group-says-dry 0 "^coresched: coreschedd is in a dry run: nothing is applied; the command runs without the group's cookie$" $? "$out"
+
+# What run -g started in a Lock=yes group may not leave it through the
+# daemon either: an unprivileged caller cannot move it, not even the
+# process itself with a fresh coresched run (events not yet seen).
+runas=$top/build/helpers/cs-runas
+chmod 755 "$W"
+out=$("$runas" 65534 65534 "$cs" run -g open -- "$cs" run -g locked -- true 2>&1)
+result unlocked-may-move 0 '' $? "$out"
+out=$("$runas" 65534 65534 "$cs" run -g locked -- "$cs" run -g open -- true 2>&1)
+result locked-no-move-by-run 6 'runs locked in its group' $? "$out"
+"$runas" 65534 65534 "$cs" run -g locked -- sleep 1000 </dev/null >/dev/null 2>&1 &
+pids+=($!) lk=$!
+settle "$lk" "$(readlink -f "$(command -v sleep)")"
+out=$("$runas" 65534 65534 "$cs" assign --group open "$lk" 2>&1)
+result locked-no-move-by-assign 6 'runs locked in its group' $? "$out"
+expect locked-stays "$lk" locked run
+out=$("$cs" assign --group open "$lk" 2>&1)
+result locked-root-may-move 0 '' $? "$out"
 
 # ---- what the queries say ----
 js=$("$cs" status -J)

@@ -260,6 +260,19 @@ static bool is_lock_rule(json_object *rule, unsigned cmd)
 	return true;
 }
 
+/* Whether rule is one that add_allow_except_lock() writes. */
+static bool is_allow_except_lock(json_object *rule)
+{
+	json_object *ours = json_object_new_array();
+	bool equal = false;
+
+	add_allow_except_lock(ours);
+	for (size_t i = 0; !equal && i < json_object_array_length(ours); i++)
+		equal = json_object_equal(rule, json_object_array_get_idx(ours, i));
+	json_object_put(ours);
+	return equal;
+}
+
 /* Whether a rule's action stops the call: those never let a locked
  * command through, whatever else the rule says. */
 static bool denies(const char *action)
@@ -294,7 +307,7 @@ static int take_prctl(json_object *rule, size_t i, const char *name, const char 
 		return runtime_failf(ret_error, "%s: linux.seccomp.syscalls[%zu]: must be an object", name, i);
 	if (!json_object_object_get_ex(rule, "names", &names) || !json_object_is_type(names, json_type_array))
 		return 0;
-	if (!action || denies(action))
+	if (!action || denies(action) || is_allow_except_lock(rule))
 		return 0;
 	conditional = json_object_object_get_ex(rule, "args", &args) && json_object_is_type(args, json_type_array) &&
 		      json_object_array_length(args) > 0;

@@ -302,6 +302,7 @@ for opt, cmd, w in [(62, 0, True), (62, 1, False), (62, 2, False), (62, 3, False
     if admits(opt & 0xffffffff, cmd & 0xffffffff) != w: print('prctl', opt, cmd, 'admitted' if not w else 'refused')"
 cp "$b/config.json" "$work/lock2.once"
 CORESCHED_CONFIG_DIR=$work/lockcfg shim run -b "$b" x
+argv_is lock-allowlist-again-runs run -b "$b" x
 cmp -s "$b/config.json" "$work/lock2.once" && echo "PASS: $T/lock-allowlist-idempotent" ||
 	echo "FAIL: $T/lock-allowlist-idempotent: $(diff "$work/lock2.once" "$b/config.json" | head -n5)"
 # "prctl" named twice in one unconditional allow: every mention goes, or

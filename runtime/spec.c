@@ -234,30 +234,16 @@ static const char *str_of(json_object *o, const char *key)
 		       json_object_get_string(v) : NULL;
 }
 
-/* Whether rule is lock_rule(cmd), as this program writes it. */
+/* Whether rule is lock_rule(cmd), as this program writes it: all of it,
+ * so that a look-alike with another mask, index or action (which would
+ * lock nothing) is not taken for the lock. */
 static bool is_lock_rule(json_object *rule, unsigned cmd)
 {
-	json_object *names, *args, *a;
-	const char *action = str_of(rule, "action");
+	json_object *ours = lock_rule(cmd);
+	bool equal = json_object_equal(rule, ours);
 
-	if (!action || strcmp(action, "SCMP_ACT_ERRNO") != 0 || !json_object_object_get_ex(rule, "names", &names) ||
-	    !json_object_is_type(names, json_type_array) || json_object_array_length(names) != 1 ||
-	    !json_object_object_get_ex(rule, "args", &args) || !json_object_is_type(args, json_type_array) ||
-	    json_object_array_length(args) != 2)
-		return false;
-	a = json_object_array_get_idx(names, 0);
-	if (!json_object_is_type(a, json_type_string) || strcmp(json_object_get_string(a), "prctl") != 0)
-		return false;
-	for (unsigned i = 0; i < 2; i++) {
-		json_object *v;
-
-		a = json_object_array_get_idx(args, i);
-		if (!json_object_is_type(a, json_type_object) || !json_object_object_get_ex(a, "valueTwo", &v) ||
-		    json_object_get_int64(v) != (i == 0 ? PR_SCHED_CORE_OPTION : (int64_t)cmd) ||
-		    !str_of(a, "op") || strcmp(str_of(a, "op"), "SCMP_CMP_MASKED_EQ") != 0)
-			return false;
-	}
-	return true;
+	json_object_put(ours);
+	return equal;
 }
 
 /* Whether rule is one that add_allow_except_lock() writes. */

@@ -343,6 +343,17 @@ result lock-keeps-harmless 0 '' $rc "$out"
 check lock-keeps-harmless-rules "$b/config.json" "$lockpy
 calls = c['linux']['seccomp']['syscalls']
 if lock_rules(calls) != want or len(calls) != 5: print(calls)"
+# Look-alikes of the lock's rules (a mask of 0, another argument) lock
+# nothing: the profile is not taken for locked, the real rules go first.
+b=$work/lock7
+fake='"names": ["prctl"], "action": "SCMP_ACT_ERRNO", "errnoRet": 1, "args": [{"index": 0, "value": 0, "valueTwo": 62, "op": "SCMP_CMP_MASKED_EQ"}, {"index": 2, "value": 4294967295, "valueTwo"'
+bundle "$b" '{"ociVersion": "1.0.2", "process": {"args": ["/bin/sh"]}, "root": {"path": "r"},
+ "linux": {"seccomp": {"defaultAction": "SCMP_ACT_ALLOW",
+  "syscalls": [{'"$fake"': 1, "op": "SCMP_CMP_MASKED_EQ"}]}, {'"$fake"': 2, "op": "SCMP_CMP_MASKED_EQ"}]}, {'"$fake"': 3, "op": "SCMP_CMP_MASKED_EQ"}]}]}}}'
+CORESCHED_CONFIG_DIR=$work/lockcfg shim run -b "$b" x
+check lock-not-fooled "$b/config.json" "$lockpy
+calls = c['linux']['seccomp']['syscalls']
+if lock_rules(calls) != want or len(calls) != 6: print(calls)"
 # A configuration that does not load locks, and says so.
 mkdir -p "$work/badcfg"; printf '[Container]\nLock=maybe\n' > "$work/badcfg/coreschedd.conf"
 b=$work/lock3

@@ -63,6 +63,14 @@ static void report_done(json_object *reply, const char *list, const char *what)
 			*list == 'a' ? ", cookie " : "", *list == 'a' ? daemon_call_str(reply, "cookie", "?") : "");
 }
 
+/* A daemon in a dry run changes no cookie: say so, whether -v or not, so
+ * that a placement is never taken for isolation. */
+static void dry_run_note(json_object *reply, const char *what)
+{
+	if (daemon_call_bool(reply, "dry_run"))
+		fprintf(stderr, "coresched: coreschedd is in a dry run: nothing is applied; %s\n", what);
+}
+
 /* Only -v, -h and, where group is not NULL, -g/--group. */
 static int parse_group_opts(int argc, char **argv, const char *name, const char **group)
 {
@@ -111,6 +119,7 @@ int cli_cmd_assign(int argc, char **argv)
 	json_object_put(params);
 	if (r)
 		return r;
+	dry_run_note(reply, "the processes keep the cookies they carry");
 	report_done(reply, "assigned", "assigned");
 	r = report_failures(reply, "assign");
 	json_object_put(reply);
@@ -129,6 +138,7 @@ int cli_join_group(const char *group, bool *ret_lock)
 	json_object_put(params);
 	if (r)
 		return r;
+	dry_run_note(reply, "the command runs without the group's cookie");
 	if (cli_verbose)
 		fprintf(stderr, "coresched: joined group %s, cookie %s\n", daemon_call_str(reply, "group", group),
 			daemon_call_str(reply, "cookie", "?"));
@@ -197,6 +207,7 @@ int cli_cmd_clear_any(int argc, char **argv)
 		close(fd);
 	if (r)
 		return r;
+	dry_run_note(reply, "the processes keep the cookies they carry");
 	report_done(reply, "cleared", "cleared");
 	r = report_failures(reply, "clear");
 	json_object_put(reply);

@@ -333,12 +333,13 @@ int main(int argc, char **argv)
 	engine_set_conf(d.engine, conf);
 	/* Explicit placements recorded before a restart are restored inside
 	 * the adoption scan, before any rule decides for those tasks. */
-	(void)engine_set_state_file(d.engine, methods_state_file(arg_socket));
+	(void)engine_set_state_file(d.engine, methods_state_file(arg_socket, d.dry_run));
 	(void)engine_scan(d.engine, true, false);
 	if (setup_loop(&d) < 0 || stats_new(d.event, d.engine, &d.stats) < 0) {
 		log_error("Failed to set up the event loop");
 		return 1;
 	}
+	stats_set_dry_run(d.stats, d.dry_run);
 	/* Before the control socket appears, so that whoever sees it sees a
 	 * confined daemon: everything from here on (the socket, events,
 	 * reloads, resyncs, stats, control) runs under the filter, holder

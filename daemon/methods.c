@@ -462,6 +462,8 @@ static int pid_failure(json_object *failed, pid_t pid, int r, const char *why)
 
 struct place_ctx {
 	const struct control_caller *c;
+	const struct conf *conf;
+	const struct engine *engine;
 	int pidfd;       /* Run: the caller's own, which must still be it */
 	const char *why; /* set with -EPERM */
 };
@@ -471,6 +473,41 @@ static bool pidfd_dead(int fd)
 	struct pollfd p = { .fd = fd, .events = POLLIN };
 
 	return poll(&p, 1, 0) != 0;
+}
+
+/* What `coresched run -g` started in a Lock=yes group, or its descendants:
+ * their seccomp filter keeps them from changing their cookie, and the
+ * daemon must not do it for them at their own request. */
+static bool locked_member(const struct conf *conf, const struct task *t)
+{
+	const struct group *g;
+
+	if (!t || !t->key || (t->origin != ORIGIN_RUN && t->origin != ORIGIN_INHERITED && t->origin != ORIGIN_STICKY))
+		return false;
+	g = conf_find_group(conf, t->key->group);
+	return g && g->lock;
+}
+
+/* The process itself when the daemon knows it, else its nearest ancestor
+ * it knows (a process forked or exec'd so recently that its events wait
+ * in the queue): a seccomp filter passes to every descendant. */
+static const struct task *known_self_or_ancestor(const struct engine *e, pid_t pid, const struct task *current)
+{
+	struct procinfo pi;
+
+	if (current)
+		return current;
+	for (unsigned depth = 0; depth < 64 && pid > 1; depth++) {
+		const struct task *t;
+
+		if (procinfo_read("/proc", pid, &pi) < 0)
+			return NULL;
+		t = engine_task(e, pid);
+		if (t && t->start == pi.start_time)
+			return t;
+		pid = pi.ppid;
+	}
+	return NULL;
 }
 
 /* engine_place() calls this with the target's pidfd open, after reading
@@ -499,6 +536,10 @@ static int authorize(void *userdata, pid_t pid, const struct task *current)
 		x->why = "the process was placed explicitly by another user";
 		return -EPERM;
 	}
+	if (locked_member(x->conf, known_self_or_ancestor(x->engine, pid, current))) {
+		x->why = "the process runs locked in its group (Lock=yes): only a privileged caller may move it";
+		return -EPERM;
+	}
 	return 0;
 }
 
@@ -507,7 +548,7 @@ static int place(struct daemon *d, const struct control_caller *c, json_object *
 {
 	const struct conf *conf = engine_conf(d->engine);
 	json_object *jg = NULL, *jk = NULL, *jo = NULL, *ok, *failed;
-	struct place_ctx x = { .c = c, .pidfd = pids ? -1 : c->peer->pidfd };
+	struct place_ctx x = { .c = c, .conf = conf, .engine = d->engine, .pidfd = pids ? -1 : c->peer->pidfd };
 	struct engine_place rq = { .pidfd = x.pidfd, .origin = origin, .placer = c->uid,
 				   .authorize = authorize, .userdata = &x };
 	const struct group *g;
@@ -734,14 +775,14 @@ static void control_log(int level, const char *fmt, ...)
 
 #define DEFAULT_SOCKET RUNSTATEDIR "/coresched/io.coresched"
 
-const char *methods_state_file(const char *socket_path)
+const char *methods_state_file(const char *socket_path, bool dry_run)
 {
 	static char path[4096];
 	const char *sock = socket_path ? socket_path : DEFAULT_SOCKET;
 	const char *slash = strrchr(sock, '/');
 	int dir_len = slash ? (int)(slash - sock) : 1;
 
-	snprintf(path, sizeof(path), "%.*s/coreschedd.state", dir_len, slash ? sock : ".");
+	snprintf(path, sizeof(path), "%.*s/coreschedd%s.state", dir_len, slash ? sock : ".", dry_run ? ".dry-run" : "");
 	return path;
 }
 
@@ -773,7 +814,7 @@ int methods_setup(struct daemon *d, const char *socket_path)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	d->started_usec = (unsigned long long)ts.tv_sec * 1000000ULL + (unsigned long long)ts.tv_nsec / 1000;
-	r = engine_set_state_file(d->engine, methods_state_file(socket_path));
+	r = engine_set_state_file(d->engine, methods_state_file(socket_path, d->dry_run));
 	if (r < 0)
 		return r;
 	r = sd_event_add_post(d->event, NULL, on_post, d);

@@ -14,8 +14,10 @@ struct control_error;
 int methods_setup(struct daemon *d, const char *socket_path);
 void methods_finalize(struct daemon *d);
 /* Where the explicit placements are kept across restarts: beside the
- * control socket (NULL: the default one), in the runtime directory. */
-const char *methods_state_file(const char *socket_path);
+ * control socket (NULL: the default one), in the runtime directory. A dry
+ * run keeps its own file: its cookies are not the kernel's, and a real
+ * daemon's placements must survive a dry run in between. */
+const char *methods_state_file(const char *socket_path, bool dry_run);
 
 /* Root, or a member of [Daemon] ControlGroup=. */
 bool methods_privileged(const struct control_caller *c);

@@ -40,6 +40,7 @@ struct stats {
 	bool schedstats;         /* the kernel switch is on (by us or already) */
 	bool restore_schedstats; /* we turned it on: turn it off again */
 	int metrics_error;       /* last write failure logged, 0 after a success */
+	bool dry_run;            /* the daemon applies nothing */
 
 	struct hashmap *accs;    /* id -> struct stats_acc */
 	struct hashmap *keys;    /* (uintptr_t)struct key * -> struct stats_key */

@@ -216,6 +216,12 @@ int stats_new(sd_event *e, struct engine *engine, struct stats **ret)
 	return stats_new_with_roots(e, engine, "/proc", "/sys/fs/cgroup", STATS_SCHEDSTATS_SYSCTL, ret);
 }
 
+void stats_set_dry_run(struct stats *s, bool dry_run)
+{
+	if (s)
+		s->dry_run = dry_run;
+}
+
 struct stats *stats_free(struct stats *s)
 {
 	if (!s)
@@ -299,6 +305,10 @@ static int add_daemon_series(struct stats *s, struct fi_metrics *m)
 		r = fi_metrics_add(m, "coresched_host_forced_idle_seconds_total",
 				   "Forced-idle time of the whole host since boot.", "counter", NULL,
 				   s->has_host ? (double)s->host.forceidle_ns / NS_PER_SEC : 0);
+	if (r >= 0)
+		r = fi_metrics_add(m, "coresched_dry_run",
+				   "1 in a dry run: groups and assignments are the daemon's plan, nothing is applied.",
+				   "gauge", NULL, s->dry_run ? 1 : 0);
 	if (r >= 0)
 		r = fi_metrics_add(m, "coresched_info", "The running coreschedd.", "gauge",
 				   (const char *[]){ "version", VERSION, NULL }, 1);

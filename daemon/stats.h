@@ -22,6 +22,9 @@ int stats_new(sd_event *e, struct engine *engine, struct stats **ret);
  * kernel.sched_schedstats file. e may be NULL: no timer (tests). */
 int stats_new_with_roots(sd_event *e, struct engine *engine, const char *proc_root, const char *cgroup_root,
 			 const char *sysctl_path, struct stats **ret);
+/* A dry run: the metrics say that the groups and assignments they count
+ * are a plan, nothing applied (coresched_dry_run 1). */
+void stats_set_dry_run(struct stats *s, bool dry_run);
 /* Restores kernel.sched_schedstats if stats_new() changed it. */
 struct stats *stats_free(struct stats *s);
 void stats_reconfigure(struct stats *s, const struct conf *c);

@@ -342,8 +342,12 @@ const char *sandbox_describe(void)
  * not be killed for its architecture. EEXIST: already the native one. */
 static int add_compat_arches(scmp_filter_ctx ctx)
 {
+#if defined(__x86_64__) || defined(__aarch64__)
 #if defined(__x86_64__)
 	static const uint32_t arches[] = { SCMP_ARCH_X86, SCMP_ARCH_X32 };
+#else
+	static const uint32_t arches[] = { SCMP_ARCH_ARM };
+#endif
 
 	for (size_t i = 0; i < sizeof(arches) / sizeof(arches[0]); i++) {
 		int r = seccomp_arch_add(ctx, arches[i]);

@@ -238,61 +238,87 @@ static const char *str_of(json_object *o, const char *key)
 		       json_object_get_string(v) : NULL;
 }
 
-/* Whether rule is lock_rule(cmd), as this program writes it. */
+/* Whether rule is lock_rule(cmd), as this program writes it: all of it,
+ * so that a look-alike with another mask, index or action (which would
+ * lock nothing) is not taken for the lock. */
 static bool is_lock_rule(json_object *rule, unsigned cmd)
 {
-	json_object *names, *args, *a;
-	const char *action = str_of(rule, "action");
+	json_object *ours = lock_rule(cmd);
+	bool equal = json_object_equal(rule, ours);
 
-	if (!action || strcmp(action, "SCMP_ACT_ERRNO") != 0 || !json_object_object_get_ex(rule, "names", &names) ||
-	    !json_object_is_type(names, json_type_array) || json_object_array_length(names) != 1 ||
-	    !json_object_object_get_ex(rule, "args", &args) || !json_object_is_type(args, json_type_array) ||
-	    json_object_array_length(args) != 2)
-		return false;
-	a = json_object_array_get_idx(names, 0);
-	if (!json_object_is_type(a, json_type_string) || strcmp(json_object_get_string(a), "prctl") != 0)
-		return false;
-	for (unsigned i = 0; i < 2; i++) {
-		json_object *v;
+	json_object_put(ours);
+	return equal;
+}
 
-		a = json_object_array_get_idx(args, i);
-		if (!json_object_is_type(a, json_type_object) || !json_object_object_get_ex(a, "valueTwo", &v) ||
-		    json_object_get_int64(v) != (i == 0 ? PR_SCHED_CORE_OPTION : (int64_t)cmd) ||
-		    !str_of(a, "op") || strcmp(str_of(a, "op"), "SCMP_CMP_MASKED_EQ") != 0)
-			return false;
-	}
-	return true;
+/* Whether rule is one that add_allow_except_lock() writes. */
+static bool is_allow_except_lock(json_object *rule)
+{
+	json_object *ours = json_object_new_array();
+	bool equal = false;
+
+	add_allow_except_lock(ours);
+	for (size_t i = 0; !equal && i < json_object_array_length(ours); i++)
+		equal = json_object_equal(rule, json_object_array_get_idx(ours, i));
+	json_object_put(ours);
+	return equal;
+}
+
+/* Whether a rule's action stops the call: those never let a locked
+ * command through, whatever else the rule says. */
+static bool denies(const char *action)
+{
+	static const char *const deny[] = { "SCMP_ACT_ERRNO", "SCMP_ACT_KILL", "SCMP_ACT_KILL_THREAD",
+					    "SCMP_ACT_KILL_PROCESS", "SCMP_ACT_TRAP" };
+
+	for (size_t i = 0; action && i < sizeof(deny) / sizeof(deny[0]); i++)
+		if (strcmp(action, deny[i]) == 0)
+			return true;
+	return false;
 }
 
 /* A rule that allows prctl whatever its arguments: its "prctl" is taken
- * out (runc merges rules of one call, crun keeps the first), and 1 is
- * returned so that the caller allows prctl once more, after the lock's
- * rules. -EINVAL for a rule the runtime would refuse too. */
-static int take_prctl(json_object *rule, size_t i, const char *name, char **ret_error)
+ * out (runc merges rules of one call, crun keeps the first), every time
+ * the list names it, and 1 is returned so that the caller allows prctl
+ * once more, after the lock's rules. A rule that lets prctl through on
+ * conditions of its own, or hands it to a tracer or a listener, would
+ * win over the lock's rules where they overlap (libseccomp keeps the
+ * less specific or the first of two comparisons on one argument): the
+ * container is refused, -EINVAL. A rule that denies, or a conditional
+ * one with the default action (skipped by the runtime), is left alone;
+ * an unconditional one with the default action is taken out as well. */
+static int take_prctl(json_object *rule, size_t i, const char *name, const char *def, char **ret_error)
 {
 	json_object *names, *args;
 	const char *action = str_of(rule, "action");
+	bool conditional, found = false;
 	size_t n;
 
 	if (!json_object_is_type(rule, json_type_object))
 		return runtime_failf(ret_error, "%s: linux.seccomp.syscalls[%zu]: must be an object", name, i);
 	if (!json_object_object_get_ex(rule, "names", &names) || !json_object_is_type(names, json_type_array))
 		return 0;
-	if (!action || (strcmp(action, "SCMP_ACT_ALLOW") != 0 && strcmp(action, "SCMP_ACT_LOG") != 0))
+	if (!action || denies(action) || is_allow_except_lock(rule))
 		return 0;
-	if (json_object_object_get_ex(rule, "args", &args) && json_object_is_type(args, json_type_array) &&
-	    json_object_array_length(args) > 0)
-		return 0; /* allows prctl only so: stricter than the lock needs */
+	conditional = json_object_object_get_ex(rule, "args", &args) && json_object_is_type(args, json_type_array) &&
+		      json_object_array_length(args) > 0;
+	if (conditional && strcmp(action, def) == 0)
+		return 0;
 	n = json_object_array_length(names);
-	for (size_t j = 0; j < n; j++) {
+	for (size_t j = n; j-- > 0;) {
 		json_object *v = json_object_array_get_idx(names, j);
 
-		if (json_object_is_type(v, json_type_string) && strcmp(json_object_get_string(v), "prctl") == 0) {
-			json_object_array_del_idx(names, j, 1);
-			return 1;
-		}
+		if (!json_object_is_type(v, json_type_string) || strcmp(json_object_get_string(v), "prctl") != 0)
+			continue;
+		if (conditional || (strcmp(action, "SCMP_ACT_ALLOW") != 0 && strcmp(action, "SCMP_ACT_LOG") != 0 &&
+				    strcmp(action, def) != 0))
+			return runtime_failf(ret_error,
+					     "%s: linux.seccomp.syscalls[%zu]: %s for prctl%s would let PR_SCHED_CORE "
+					     "through: cannot lock the container's cookie ([Container] Lock=yes)",
+					     name, i, action, conditional ? " on conditions" : "");
+		json_object_array_del_idx(names, j, 1);
+		found = true;
 	}
-	return 0;
+	return found;
 }
 
 /* Adds the lock's rules in front of linux.seccomp.syscalls, making the
@@ -342,7 +368,7 @@ static int add_lock(json_object *o, const char *name, char **ret_error)
 			if (is_lock_rule(json_object_array_get_idx(syscalls, i), lock_cmds[c]))
 				found |= 1u << c;
 	for (size_t i = 0; i < n; i++) {
-		r = take_prctl(json_object_array_get_idx(syscalls, i), i, name, ret_error);
+		r = take_prctl(json_object_array_get_idx(syscalls, i), i, name, def, ret_error);
 		if (r < 0)
 			return r;
 		allow_prctl |= r > 0;

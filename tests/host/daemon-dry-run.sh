@@ -22,8 +22,9 @@ if [ "$(id -u)" != 0 ]; then
 fi
 W=$(mktemp -d /tmp/cs-dry-XXXXXX)
 export CORESCHED_SOCKET=$W/sock
-pids=() dpid=
+pids=() dpid= real=
 cleanup() {
+	[ -n "$real" ] && kill "$real" 2>/dev/null
 	for p in "${pids[@]}"; do kill "$p" 2>/dev/null; done
 	[ -n "$dpid" ] && kill "$dpid" 2>/dev/null
 	wait 2>/dev/null
@@ -44,6 +45,11 @@ MatchExe=$W/bin/solo
 Per=process
 [Group spare]
 MatchComm=no-such-comm
+[Group locked]
+Lock=yes
+AllowUsers=65534
+[Group open]
+AllowUsers=65534
 EOF
 
 # start_daemon [--strace] ARGS...: in the background (under strace when
@@ -78,6 +84,14 @@ stop_daemon() {
 	stop_rc=$?
 	dpid=
 }
+
+# A real daemon's placement, left in its state file: the dry run's cookies
+# are not the kernel's, so it neither restores nor rewrites that file.
+sleep 1000 </dev/null >/dev/null 2>&1 &
+real=$!
+real_line="$real $(awk '{print $22}' /proc/$real/stat) assign forkers - deadbeef 0"
+printf '# coreschedd explicit placements: PID START ORIGIN GROUP KEY [COOKIE [PLACER]]\n%s\n' \
+	"$real_line" > "$W/coreschedd.state"
 
 if ! start_daemon --strace --dry-run; then
 	if grep -q 'subscribe to process events' <<<"$why"; then
@@ -192,11 +206,34 @@ expect unmatched-sleep "$slp" null none
 
 # An explicit placement is recorded (and kept in the state file) like any.
 out=$("$cs" assign --group forkers "$out2" 2>&1)
-result assign 0 '' $? "$out"
+result assign 0 '^coresched: coreschedd is in a dry run: nothing is applied; the processes keep' $? "$out"
 expect assigned "$out2" forkers assign
 same assigned-shares "$fork1" "$out2"
-grep -q "^$out2 " "$W/coreschedd.state" 2>/dev/null
-result state-file-records 0 '' $? "$(cat "$W/coreschedd.state" 2>&1)"
+grep -q "^$out2 " "$W/coreschedd.dry-run.state" 2>/dev/null
+result state-file-records 0 '' $? "$(cat "$W/coreschedd.dry-run.state" 2>&1)"
+expect real-placement-not-restored "$real" null none
+
+# A command run in a group is not isolated: run says so, -v or not.
+out=$("$cs" run -g forkers -- true 2>&1)
+result run-group-says-dry 0 "^coresched: coreschedd is in a dry run: nothing is applied; the command runs without the group's cookie$" $? "$out"
+
+# What run -g started in a Lock=yes group may not leave it through the
+# daemon either: an unprivileged caller cannot move it, not even the
+# process itself with a fresh coresched run (events not yet seen).
+runas=$top/build/helpers/cs-runas
+chmod 755 "$W"
+out=$("$runas" 65534 65534 "$cs" run -g open -- "$cs" run -g locked -- true 2>&1)
+result unlocked-may-move 0 '' $? "$out"
+out=$("$runas" 65534 65534 "$cs" run -g locked -- "$cs" run -g open -- true 2>&1)
+result locked-no-move-by-run 6 'runs locked in its group' $? "$out"
+"$runas" 65534 65534 "$cs" run -g locked -- sleep 1000 </dev/null >/dev/null 2>&1 &
+pids+=($!) lk=$!
+settle "$lk" "$(readlink -f "$(command -v sleep)")"
+out=$("$runas" 65534 65534 "$cs" assign --group open "$lk" 2>&1)
+result locked-no-move-by-assign 6 'runs locked in its group' $? "$out"
+expect locked-stays "$lk" locked run
+out=$("$cs" assign --group open "$lk" 2>&1)
+result locked-root-may-move 0 '' $? "$out"
 
 # ---- what the queries say ----
 js=$("$cs" status -J)
@@ -224,6 +261,8 @@ result explain-json 0 '' $? "$out"
 
 stop_daemon
 result clean-stop 0 '' "$stop_rc" "$(cat "$W/log")" "$(grep -m1 -E 'Sanitizer|runtime error' "$W/log")"
+grep -qxF "$real_line" "$W/coreschedd.state" && ! grep -q "^$out2 " "$W/coreschedd.state"
+result real-state-untouched 0 '' $? "$(cat "$W/coreschedd.state" 2>&1)"
 if [ -e "$W/strace" ]; then
 	n=$(grep -cE 'prctl\((PR_SCHED_CORE|0x3e|62),' "$W/strace")
 	other=$(grep -c 'prctl(' "$W/strace")

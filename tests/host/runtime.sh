@@ -302,8 +302,58 @@ for opt, cmd, w in [(62, 0, True), (62, 1, False), (62, 2, False), (62, 3, False
     if admits(opt & 0xffffffff, cmd & 0xffffffff) != w: print('prctl', opt, cmd, 'admitted' if not w else 'refused')"
 cp "$b/config.json" "$work/lock2.once"
 CORESCHED_CONFIG_DIR=$work/lockcfg shim run -b "$b" x
+argv_is lock-allowlist-again-runs run -b "$b" x
 cmp -s "$b/config.json" "$work/lock2.once" && echo "PASS: $T/lock-allowlist-idempotent" ||
 	echo "FAIL: $T/lock-allowlist-idempotent: $(diff "$work/lock2.once" "$b/config.json" | head -n5)"
+# "prctl" named twice in one unconditional allow: every mention goes, or
+# the one left swallows the lock (runc let CREATE through).
+b=$work/lock4
+bundle "$b" '{"ociVersion": "1.0.2", "process": {"args": ["/bin/sh"]}, "root": {"path": "r"},
+ "linux": {"seccomp": {"defaultAction": "SCMP_ACT_ERRNO",
+  "syscalls": [{"names": ["prctl", "read", "prctl"], "action": "SCMP_ACT_ALLOW"}]}}}'
+CORESCHED_CONFIG_DIR=$work/lockcfg shim run -b "$b" x
+check lock-prctl-named-twice "$b/config.json" "$lockpy
+calls = c['linux']['seccomp']['syscalls']
+if lock_rules(calls) != want: print('lock', calls[:3])
+if any('prctl' in r['names'] and not r.get('args') and r['action'] != 'SCMP_ACT_ERRNO' for r in calls): print('unconditional prctl left', calls)"
+# A rule that lets prctl through on conditions of its own (here: option
+# 62, any command) wins over the lock where both match, as would a tracer
+# or a listener: the container is refused, not started unlocked.
+for case in 'ALLOW "args": [{"index": 0, "value": 62, "op": "SCMP_CMP_EQ"}]' \
+	    'LOG "args": [{"index": 1, "value": 0, "op": "SCMP_CMP_GE"}]' 'NOTIFY "args": []' 'TRACE "args": []'; do
+	b=$work/lock5
+	bundle "$b" '{"ociVersion": "1.0.2", "process": {"args": ["/bin/sh"]}, "root": {"path": "r"},
+ "linux": {"seccomp": {"defaultAction": "SCMP_ACT_ERRNO", "listenerPath": "/l",
+  "syscalls": [{"names": ["read"], "action": "SCMP_ACT_ALLOW"},
+               {"names": ["prctl"], "action": "SCMP_ACT_'"${case%% *}"'", '"${case#* }"'}]}}}'
+	cp "$b/config.json" "$work/lock5.before"
+	CORESCHED_CONFIG_DIR=$work/lockcfg shim run -b "$b" x
+	result "lock-refuses-${case%% *}" 1 "syscalls\[1\]: SCMP_ACT_${case%% *} for prctl.*cannot lock" $rc "$out"
+	not_run "lock-refuses-${case%% *}-not-run"
+done
+# Denying ones, and conditional ones the runtime skips (the default
+# action), are left as they are.
+b=$work/lock6
+bundle "$b" '{"ociVersion": "1.0.2", "process": {"args": ["/bin/sh"]}, "root": {"path": "r"},
+ "linux": {"seccomp": {"defaultAction": "SCMP_ACT_ALLOW",
+  "syscalls": [{"names": ["prctl"], "action": "SCMP_ACT_ALLOW", "args": [{"index": 0, "value": 15, "op": "SCMP_CMP_EQ"}]},
+               {"names": ["prctl"], "action": "SCMP_ACT_KILL", "args": [{"index": 0, "value": 22, "op": "SCMP_CMP_EQ"}]}]}}}'
+CORESCHED_CONFIG_DIR=$work/lockcfg shim run -b "$b" x
+result lock-keeps-harmless 0 '' $rc "$out"
+check lock-keeps-harmless-rules "$b/config.json" "$lockpy
+calls = c['linux']['seccomp']['syscalls']
+if lock_rules(calls) != want or len(calls) != 5: print(calls)"
+# Look-alikes of the lock's rules (a mask of 0, another argument) lock
+# nothing: the profile is not taken for locked, the real rules go first.
+b=$work/lock7
+fake='"names": ["prctl"], "action": "SCMP_ACT_ERRNO", "errnoRet": 1, "args": [{"index": 0, "value": 0, "valueTwo": 62, "op": "SCMP_CMP_MASKED_EQ"}, {"index": 2, "value": 4294967295, "valueTwo"'
+bundle "$b" '{"ociVersion": "1.0.2", "process": {"args": ["/bin/sh"]}, "root": {"path": "r"},
+ "linux": {"seccomp": {"defaultAction": "SCMP_ACT_ALLOW",
+  "syscalls": [{'"$fake"': 1, "op": "SCMP_CMP_MASKED_EQ"}]}, {'"$fake"': 2, "op": "SCMP_CMP_MASKED_EQ"}]}, {'"$fake"': 3, "op": "SCMP_CMP_MASKED_EQ"}]}]}}}'
+CORESCHED_CONFIG_DIR=$work/lockcfg shim run -b "$b" x
+check lock-not-fooled "$b/config.json" "$lockpy
+calls = c['linux']['seccomp']['syscalls']
+if lock_rules(calls) != want or len(calls) != 6: print(calls)"
 # A configuration that does not load locks, and says so.
 mkdir -p "$work/badcfg"; printf '[Container]\nLock=maybe\n' > "$work/badcfg/coreschedd.conf"
 b=$work/lock3

@@ -9,7 +9,9 @@
 cat > "$CFG/coreschedd.conf" <<EOF2
 [Group locked]
 Lock=yes
+AllowUsers=1000
 [Group open]
+AllowUsers=1000
 [Group ruled]
 MatchComm=ruled-x
 Lock=yes
@@ -31,6 +33,16 @@ expect_rc open-may-change 0 coresched run -g open -- sh -c 'coresched new -d $$'
 expect_rc locked-refuses-new 6 coresched run -g locked -- sh -c 'coresched new -d $$'
 expect_rc locked-refuses-copy 6 coresched run -g locked -- sh -c 'coresched copy -s 1 -d $$'
 expect_rc locked-refuses-user 6 cs-runas 1000 1000 coresched run -g locked -- sh -c 'coresched new -d $$'
+# ... because of the lock: the same user joins and may read its cookie.
+expect_rc user-may-join 0 cs-runas 1000 1000 coresched run -g locked -- sh -c 'coresched get $$'
+# Nor does the daemon move it for the user: not at its own request, not by
+# assign.
+expect_rc locked-no-move-by-run 6 cs-runas 1000 1000 coresched run -g locked -- coresched run -g open -- true
+bg cs-runas 1000 1000 coresched run -g locked -- sleep 60
+u=$!
+wait_for grep -qx sleep /proc/$u/comm
+expect_rc locked-no-move-by-assign 6 cs-runas 1000 1000 coresched assign --group open $u
+expect_rc locked-root-may-move 0 coresched assign --group open $u
 out=$(coresched run -g locked -- sh -c 'coresched get $$' 2>&1); rc=$?
 case "$rc $out" in
 "0 cookie of pid "*" is 0x"*) [ "${out##* }" != 0x0 ] && pass locked-may-read || fail locked-may-read "$out" ;;
@@ -52,7 +64,7 @@ expect locked-filtered "$(sed -n 's/^Seccomp:[[:space:]]*//p' /proc/$m/status)" 
 # Where nothing can lock, check-config says so and still passes.
 out=$(coresched check-config 2>&1); rc=$?
 case "$rc $out" in
-*"warning: $CFG/coreschedd.conf:4: [Group ruled] Lock=yes locks only what 'coresched run -g ruled' starts"*) [ $rc = 0 ] && pass check-config-warns || fail check-config-warns "exit $rc" ;;
+*"warning: $CFG/coreschedd.conf:6: [Group ruled] Lock=yes locks only what 'coresched run -g ruled' starts"*) [ $rc = 0 ] && pass check-config-warns || fail check-config-warns "exit $rc" ;;
 *) fail check-config-warns "exit $rc: $out" ;;
 esac
 

@@ -282,6 +282,12 @@ static void test_engine_keys(void)
 	CHECK(text && has_line(text, "coresched_host_forced_idle_seconds_total 0.3"));
 	CHECK(text && has_line(text, "coresched_info{version=\"" VERSION "\"} 1"));
 	CHECK(text && !strstr(text, "4194403")); /* no pid labels */
+	CHECK(text && has_line(text, "coresched_dry_run 0"));
+	/* A dry run's metrics say so: its assignments are a plan. */
+	stats_set_dry_run(s, true);
+	CHECK(stats_sample(s) == 0);
+	text = slurp(prom);
+	CHECK(text && has_line(text, "coresched_dry_run 1"));
 
 	s = stats_free(s);
 	CHECK_STREQ(slurp(sysctl), "0\n");

@@ -11,6 +11,10 @@ RUNSTATEDIR ?= /run
 VENDORDIR   ?= /usr/lib/coresched
 PKG_CONFIG  ?= pkg-config
 SYSTEMDUNITDIR ?= $(shell $(PKG_CONFIG) --variable=systemdsystemunitdir systemd 2>/dev/null || echo /lib/systemd/system)
+MULTIARCH   ?= $(shell $(CC) -print-multiarch 2>/dev/null)
+# PAM loads modules from its own directory only, whatever PREFIX says.
+PAMDIR      ?= /lib/$(MULTIARCH)/security
+PAMCONFIGDIR ?= /usr/share/pam-configs
 BASHCOMPDIR ?= $(shell $(PKG_CONFIG) --variable=completionsdir bash-completion 2>/dev/null || echo $(DATADIR)/bash-completion/completions)
 
 CC      ?= cc
@@ -50,7 +54,8 @@ CLI_OBJS    := $(CLI_SRCS:%.c=$(B)/%.o)
 UNIT_BINS   := $(UNIT_SRCS:tests/unit/%.c=$(B)/tests/%)
 HELPER_BINS := $(HELPER_SRCS:tests/helpers/%.c=$(B)/helpers/%)
 
-PROGS := $(B)/coresched $(B)/coreschedd
+PROGS := $(B)/coresched $(B)/coreschedd $(B)/pam_coresched.so
+PAM_SRCS := $(wildcard pam/*.c)
 
 .PRECIOUS: $(B)/%.o
 .PHONY: all check check-host check-vm bench fuzz fault clean install uninstall deps demo
@@ -83,6 +88,17 @@ $(B)/coreschedd: $(B)/daemon/main.o $(B)/libdaemon.a $(B)/libcommon.a
 	$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $(filter %.c %.o %.a,$^) $(PKG_LIBS)
 $(B)/coresched: $(CLI_OBJS) $(B)/libcommon.a
 	$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $(filter %.c %.o %.a,$^) $(PKG_LIBS)
+# The PAM module runs inside sshd, login, su and systemd: position
+# independent, libc and libpam only, and never sanitized (an ASan module
+# cannot load into a process without the ASan runtime).
+PAM_CFLAGS = -fPIC -fvisibility=hidden $(filter-out -fsanitize=% -fno-omit-frame-pointer -U_FORTIFY_SOURCE,$(ALL_CFLAGS))
+$(B)/pam/%.o: pam/%.c $(FLAGS_STAMP)
+	@mkdir -p $(dir $@)
+	$(CC) $(PAM_CFLAGS) -c $< -o $@
+$(B)/pam_coresched.so: $(PAM_SRCS:%.c=$(B)/%.o)
+	$(CC) -shared -Wl,-z,relro,-z,now -Wl,--no-undefined -Wl,-soname,pam_coresched.so $(LDFLAGS) -o $@ $^ -lpam
+$(B)/helpers/pam-drive: PKG_LIBS += -lpam
+
 $(B)/tests/%: $(B)/tests/unit/%.o $(B)/libdaemon.a $(B)/libcommon.a
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $(filter %.c %.o %.a,$^) $(PKG_LIBS)
@@ -133,13 +149,17 @@ install: all
 	install -Dm644 docs/coreschedd.conf.5 $(DESTDIR)$(MANDIR)/man5/coreschedd.conf.5
 	install -Dm644 docs/coreschedd.8 $(DESTDIR)$(MANDIR)/man8/coreschedd.8
 	install -Dm644 scripts/coresched.bash-completion $(DESTDIR)$(BASHCOMPDIR)/coresched
+	install -Dm644 $(B)/pam_coresched.so $(DESTDIR)$(PAMDIR)/pam_coresched.so
+	install -Dm644 conf/pam-configs/coresched $(DESTDIR)$(PAMCONFIGDIR)/coresched
+	install -Dm644 docs/pam_coresched.8 $(DESTDIR)$(MANDIR)/man8/pam_coresched.8
 
 uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/coresched $(DESTDIR)$(SBINDIR)/coreschedd \
 	      $(DESTDIR)$(SYSTEMDUNITDIR)/coreschedd.service $(DESTDIR)$(SYSTEMDUNITDIR)/coreschedd.socket \
 	      $(DESTDIR)$(DATADIR)/containers/oci/hooks.d/coresched.json \
 	      $(DESTDIR)$(MANDIR)/man1/coresched.1 $(DESTDIR)$(MANDIR)/man5/coreschedd.conf.5 $(DESTDIR)$(MANDIR)/man8/coreschedd.8 \
-	      $(DESTDIR)$(BASHCOMPDIR)/coresched
+	      $(DESTDIR)$(BASHCOMPDIR)/coresched \
+	      $(DESTDIR)$(PAMDIR)/pam_coresched.so $(DESTDIR)$(PAMCONFIGDIR)/coresched $(DESTDIR)$(MANDIR)/man8/pam_coresched.8
 	rm -rf $(DESTDIR)$(VENDORDIR)
 
 clean:

@@ -22,6 +22,12 @@ Per=user
 MatchComm=pam-drive
 C
 systemctl restart coreschedd || { fail setup "coreschedd did not start"; exit 1; }
+# Keepers: a process of tester's and one named pam-drive hold their keys
+# (and so their cookies) alive from one session to the next.
+mkdir -p $out/bin
+cp /bin/sleep $out/bin/pam-drive
+systemd-run -q --uid=1000 --gid=1000 --slice=tenant.slice --unit=pam-keeper-tester sleep 900
+systemd-run -q --slice=tenant.slice --unit=pam-keeper $out/bin/pam-drive 900
 
 # ---- the pam-auth-update profile ----
 if DEBIAN_FRONTEND=noninteractive pam-auth-update --enable coresched >$out/pam-auth-update.log 2>&1; then
@@ -34,11 +40,22 @@ for f in common-session common-session-noninteractive; do
 		pass "profile-$f" || fail "profile-$f" "no pam_coresched.so line in /etc/pam.d/$f"
 done
 
-field() { sed -n "s/.*$1=\([^ ]*\).*/\1/p" "$2" | head -n1; }
+field() { sed -n "s/.* $1=\([^ ]*\).*/\1/p" "$2" | head -n1; }
 origin() { coresched ps -n -o ORIGIN "$1" 2>/dev/null | tr -d ' '; }
 ppid_of() { sed -n 's/^PPid:[[:space:]]*//p' /proc/$1/status; }
 comm_of() { cat /proc/$1/comm 2>/dev/null; }
 probe_started() { grep -q '^probe-child:' "$1"; }
+# ancestor COMM PID: the nearest ancestor of PID named COMM (login shells
+# such as dash fork the command rather than execute it)
+ancestor() {
+	local p
+	p=$(ppid_of "$2")
+	while [ -n "$p" ] && [ "$p" -gt 1 ]; do
+		[ "$(comm_of "$p")" = "$1" ] && { echo "$p"; return 0; }
+		p=$(ppid_of "$p")
+	done
+	return 1
+}
 
 # check NAME FILE OPENER-PID: the probe that wrote FILE started with the
 # user's cookie (set, and its child has it too), the daemon counts it as
@@ -49,6 +66,7 @@ check() {
 	expect_set "$name-first-instruction" "$c"
 	expect "$name-descendant" "$(sed -n 's/^probe-child: cookie=//p' "$f")" "$c"
 	expect "$name-origin" "$(origin "$p")" inherited
+	expect "$name-user-key" "$(coresched ps -n -o GROUP,KEY "$p" 2>/dev/null | awk '{ print $1, $2 }')" "users 1000"
 	if [ -z "$opener" ] || [ ! -d /proc/$opener ]; then
 		fail "$name-opener-back" "opener '$opener' not found alive"
 	elif [ "$(cookie "$opener")" = "$c" ]; then
@@ -56,38 +74,51 @@ check() {
 	else
 		pass "$name-opener-back"
 	fi
+	kill "$p" 2>/dev/null # the session ends with it
 }
 
 # ---- an application of our own, fork model, opener with a cookie of its own ----
 cat > /etc/pam.d/pam-drive <<'P'
 session required pam_coresched.so debug
 P
-systemd-run -q --pipe --wait --slice=tenant.slice $drive pam-drive tester $probe 3 > $out/drive.txt 2>&1 &
+systemd-run -q --pipe --wait --slice=tenant.slice $drive pam-drive tester $probe 30 > $out/drive.txt 2>&1 &
 wait_for probe_started $out/drive.txt
 p=$(field pid $out/drive.txt)
 opener=$(ppid_of "$p")
 expect drive-opener-is-drive "$(comm_of "$opener")" pam-drive
 check drive $out/drive.txt "$opener"
-own=$(coresched list -n -o GROUP,COOKIE 2>/dev/null | awk '$1 == "openers" { print $2; exit }')
+own=$(cookie "$(prop pam-keeper MainPID)")
 expect_set drive-opener-own-cookie "$own"
 expect drive-opener-back-to-own "$(cookie "$opener")" "$own"
 wait
 expect drive-opener-after-fork "$(sed -n 's/^opener-cookie: //p' $out/drive.txt)" "$own"
 tester_cookie=$(field cookie $out/drive.txt)
 
+# Placing a session's opener acts for another user: root alone may.
+echo 'session required pam_coresched.so fail=closed' > /etc/pam.d/pam-drive-closed
+since=$(date '+%Y-%m-%d %H:%M:%S')
+setpriv --reuid=1000 --regid=1000 --clear-groups $drive pam-drive-closed tester true > $out/unpriv.txt 2>&1
+expect unprivileged-refused "$?" 2
+journalctl -q --since "$since" 2>/dev/null | grep -q 'did not place the session of uid 1000: io.coresched.PermissionDenied' &&
+	pass unprivileged-refused-logged || fail unprivileged-refused-logged "no PermissionDenied line in the journal"
+rm -f /etc/pam.d/pam-drive-closed
+
 # ---- su and runuser ----
-su - tester -c "$probe 3" > $out/su.txt 2>&1 &
+# Debian's runuser stack does not include common-session: an administrator
+# who wants runuser's sessions placed adds the module there.
+echo 'session optional pam_coresched.so' >> /etc/pam.d/runuser
+su - tester -c "$probe 30" > $out/su.txt 2>&1 &
 wait_for probe_started $out/su.txt
-p=$(field pid $out/su.txt); opener=$(ppid_of "$p")
-expect su-opener-is-su "$(comm_of "$opener")" su
+p=$(field pid $out/su.txt); opener=$(ancestor su "$p")
+expect su-opener-found "$(comm_of "$opener")" su
 check su $out/su.txt "$opener"
 expect su-same-user-key "$(field cookie $out/su.txt)" "$tester_cookie"
 wait
 
-runuser -l tester -c "$probe 3" > $out/runuser.txt 2>&1 &
+runuser -l tester -c "$probe 30" > $out/runuser.txt 2>&1 &
 wait_for probe_started $out/runuser.txt
-p=$(field pid $out/runuser.txt); opener=$(ppid_of "$p")
-expect runuser-opener-is-runuser "$(comm_of "$opener")" runuser
+p=$(field pid $out/runuser.txt); opener=$(ancestor runuser "$p")
+expect runuser-opener-found "$(comm_of "$opener")" runuser
 check runuser $out/runuser.txt "$opener"
 wait
 
@@ -95,15 +126,18 @@ runuser -l other -c "$probe" > $out/other.txt 2>&1
 expect_distinct two-users-two-cookies "$(field cookie $out/other.txt)" "$tester_cookie"
 
 # ---- login on a pty ----
-(printf '%s 3 > %s/login.txt 2>&1; exit\n' "$probe" $out; sleep 8) |
-	timeout 20 script -qec "login -f tester" /dev/null > $out/login-pty.txt 2>&1 &
+# login flushes the terminal's input before the shell starts: type late.
+(sleep 4; printf '%s 30 > %s/login.txt 2>&1; exit\n' "$probe" $out
+	i=0; while [ ! -e $out/login.done ] && [ $i -lt 60 ]; do sleep 1; i=$((i + 1)); done) |
+	timeout 60 script -qec "login -f tester" /dev/null > $out/login-pty.txt 2>&1 &
 if wait_for probe_started $out/login.txt 2>/dev/null; then
-	p=$(field pid $out/login.txt); shell=$(ppid_of "$p"); opener=$(ppid_of "$shell")
-	expect login-opener-is-login "$(comm_of "$opener")" login
+	p=$(field pid $out/login.txt); opener=$(ancestor login "$p")
+	expect login-opener-found "$(comm_of "$opener")" login
 	check login $out/login.txt "$opener"
 else
 	skip login "login -f on a pty from script(1) did not run the probe: $(head -c 200 $out/login-pty.txt | tr '\n' ' ')"
 fi
+touch $out/login.done
 wait
 
 # ---- ssh to localhost with a key ----
@@ -111,12 +145,16 @@ rm -f /root/.ssh/pamtest; mkdir -p /root/.ssh ~tester/.ssh
 ssh-keygen -q -t ed25519 -N '' -f /root/.ssh/pamtest
 cp /root/.ssh/pamtest.pub ~tester/.ssh/authorized_keys
 chown -R tester:tester ~tester/.ssh; chmod 700 ~tester/.ssh
-systemctl start ssh
+mkdir -p -m 755 /run/sshd
+ssh-keygen -A >/dev/null
+# The test kernel has no TCP/IP: the client runs sshd in inetd mode over a
+# pipe, the same server (privileged monitor, privilege separation, PAM)
+# that a connection to the listener gets.
 ssh -i /root/.ssh/pamtest -o BatchMode=yes -o StrictHostKeyChecking=no -o UserKnownHostsFile=/dev/null \
-	tester@localhost "$probe 3" > $out/ssh.txt 2>$out/ssh.err &
+	-o ProxyCommand='/usr/sbin/sshd -i -e' tester@localhost "$probe 30" > $out/ssh.txt 2>$out/ssh.err &
 if wait_for probe_started $out/ssh.txt; then
-	p=$(field pid $out/ssh.txt); child=$(ppid_of "$p"); monitor=$(ppid_of "$child")
-	expect ssh-monitor-is-sshd "$(comm_of "$monitor") $(cookie "$child")" "sshd $(field cookie $out/ssh.txt)"
+	p=$(field pid $out/ssh.txt); child=$(ancestor sshd "$p"); monitor=$(ancestor sshd "$child")
+	expect ssh-monitor-found "$(comm_of "$monitor") $(cookie "$child")" "sshd $(field cookie $out/ssh.txt)"
 	check ssh $out/ssh.txt "$monitor"
 	expect ssh-same-user-key "$(field cookie $out/ssh.txt)" "$tester_cookie"
 else
@@ -146,7 +184,7 @@ systemctl stop user@1000.service
 systemctl stop coreschedd.socket coreschedd.service
 mode() { # ARGS: the module's arguments in every stack, control word first
 	sed -i -E "s/^session[[:space:]].*pam_coresched\.so.*/session $1 pam_coresched.so $2/" \
-		/etc/pam.d/common-session /etc/pam.d/common-session-noninteractive
+		/etc/pam.d/common-session /etc/pam.d/common-session-noninteractive /etc/pam.d/runuser
 }
 since=$(date '+%Y-%m-%d %H:%M:%S')
 mode optional fail=open
@@ -157,13 +195,16 @@ journalctl -q --since "$since" 2>/dev/null | grep -q 'coreschedd is not reachabl
 	pass fail-open-logged || fail fail-open-logged "no 'not reachable ... fail=open' line in the journal"
 
 mode optional fail=new
-runuser -l tester -c "$probe" > $out/new.txt 2>&1
+# Two sessions alive at once: a cookie's value is reused once it dies.
+runuser -l tester -c "$probe 4" > $out/new.txt 2>&1 &
+wait_for probe_started $out/new.txt
+runuser -l tester -c "$probe" > $out/new2.txt 2>&1
 expect fail-new-login-works "$?" 0
 c=$(field cookie $out/new.txt)
 expect_distinct fail-new-own-cookie "$c" "$tester_cookie"
 expect fail-new-descendant "$(sed -n 's/^probe-child: cookie=//p' $out/new.txt)" "$c"
-runuser -l tester -c "$probe" > $out/new2.txt 2>&1
 expect_distinct fail-new-each-session "$(field cookie $out/new2.txt)" "$c"
+wait
 expect fail-new-opener-untouched "$(cookie $$)" 0x0
 
 mode required fail=closed
@@ -177,6 +218,8 @@ fi
 
 mode optional ""
 systemctl start coreschedd.socket
+sed -i '/pam_coresched/d' /etc/pam.d/runuser
 rm -f /etc/coresched/rules.d/40-pamtest.conf /etc/pam.d/pam-drive
-DEBIAN_FRONTEND=noninteractive pam-auth-update --disable coresched >/dev/null 2>&1
+DEBIAN_FRONTEND=noninteractive pam-auth-update --force --disable coresched >/dev/null 2>&1
+systemctl stop pam-keeper pam-keeper-tester
 systemctl restart coreschedd

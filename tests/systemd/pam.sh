@@ -86,10 +86,10 @@ wait_for probe_started $out/drive.txt
 p=$(field pid $out/drive.txt)
 opener=$(ppid_of "$p")
 expect drive-opener-is-drive "$(comm_of "$opener")" pam-drive
-check drive $out/drive.txt "$opener"
 own=$(cookie "$(prop pam-keeper MainPID)")
 expect_set drive-opener-own-cookie "$own"
 expect drive-opener-back-to-own "$(cookie "$opener")" "$own"
+check drive $out/drive.txt "$opener"
 wait
 expect drive-opener-after-fork "$(sed -n 's/^opener-cookie: //p' $out/drive.txt)" "$own"
 tester_cookie=$(field cookie $out/drive.txt)
@@ -172,8 +172,12 @@ ExecStart=/bin/sh -c '$probe > $out/user-%u.txt 2>&1'
 WantedBy=default.target
 U
 ln -sf ../pamprobe.service /etc/systemd/user/default.target.wants/pamprobe.service
+# The sessions above started tester's manager through pam_systemd, and
+# logind keeps it a few seconds after the last one: start a fresh one.
+systemctl stop user@1000.service
 systemctl start user@1000.service
-wait_for probe_started $out/user-tester.txt
+wait_for probe_started $out/user-tester.txt ||
+	fail user-probe "no output from the user unit: $(systemctl status user@1000.service 2>&1 | tail -n4 | tr '\n' ' ')"
 mgr=$(prop user@1000.service MainPID)
 expect user-manager-origin "$(origin "$mgr")" session
 expect user-manager-cookie "$(cookie "$mgr")" "$tester_cookie"

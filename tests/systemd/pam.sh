@@ -126,17 +126,22 @@ runuser -l other -c "$probe" > $out/other.txt 2>&1
 expect_distinct two-users-two-cookies "$(field cookie $out/other.txt)" "$tester_cookie"
 
 # ---- login on a pty ----
-# login flushes the terminal's input before the shell starts: type late.
-(sleep 4; printf '%s 30 > %s/login.txt 2>&1; exit\n' "$probe" $out
-	i=0; while [ ! -e $out/login.done ] && [ $i -lt 60 ]; do sleep 1; i=$((i + 1)); done) |
-	timeout 60 script -qec "login -f tester" /dev/null > $out/login-pty.txt 2>&1 &
-if wait_for probe_started $out/login.txt 2>/dev/null; then
+# tester's login shell runs the probe in its place from ~/.profile (login
+# flushes the terminal's input, so nothing is typed).
+echo "[ -e $out/login.go ] && exec $probe 30 > $out/login.txt 2>&1" >> ~tester/.profile
+touch $out/login.go
+(i=0; while [ ! -e $out/login.done ] && [ $i -lt 120 ]; do sleep 1; i=$((i + 1)); done) |
+	timeout 150 script -qec "login -f tester" /dev/null > $out/login-pty.txt 2>&1 &
+login_ran() { i=0; while [ $i -lt 60 ]; do probe_started $out/login.txt 2>/dev/null && return 0; sleep 1; i=$((i + 1)); done; return 1; }
+if login_ran; then
 	p=$(field pid $out/login.txt); opener=$(ancestor login "$p")
 	expect login-opener-found "$(comm_of "$opener")" login
 	check login $out/login.txt "$opener"
 else
 	skip login "login -f on a pty from script(1) did not run the probe: $(head -c 200 $out/login-pty.txt | tr '\n' ' ')"
 fi
+rm -f $out/login.go
+sed -i '/login\.go/d' ~tester/.profile
 touch $out/login.done
 wait
 
@@ -226,4 +231,5 @@ sed -i '/pam_coresched/d' /etc/pam.d/runuser
 rm -f /etc/coresched/rules.d/40-pamtest.conf /etc/pam.d/pam-drive
 DEBIAN_FRONTEND=noninteractive pam-auth-update --force --disable coresched >/dev/null 2>&1
 systemctl stop pam-keeper pam-keeper-tester
+rm -f /etc/systemd/user/pamprobe.service /etc/systemd/user/default.target.wants/pamprobe.service
 systemctl restart coreschedd

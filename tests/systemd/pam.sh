@@ -178,8 +178,10 @@ WantedBy=default.target
 U
 ln -sf ../pamprobe.service /etc/systemd/user/default.target.wants/pamprobe.service
 # The sessions above started tester's manager through pam_systemd, and
-# logind keeps it a few seconds after the last one: start a fresh one.
+# logind keeps it a few seconds after the last one: start a fresh one,
+# lingering, so that logind keeps it while it has no session.
 systemctl stop user@1000.service
+loginctl enable-linger tester
 systemctl start user@1000.service
 wait_for probe_started $out/user-tester.txt ||
 	fail user-probe "no output from the user unit: $(systemctl status user@1000.service 2>&1 | tail -n4 | tr '\n' ' ')"
@@ -187,6 +189,7 @@ mgr=$(prop user@1000.service MainPID)
 expect user-manager-origin "$(origin "$mgr")" session
 expect user-manager-cookie "$(cookie "$mgr")" "$tester_cookie"
 expect user-first-instruction "$(field cookie $out/user-tester.txt)" "$tester_cookie"
+loginctl disable-linger tester
 systemctl stop user@1000.service
 
 # ---- the daemon stopped: each failure mode ----

@@ -15,6 +15,10 @@ VENDORDIR   ?= /usr/lib/coresched
 PKG_CONFIG  ?= pkg-config
 SYSTEMDUNITDIR ?= $(shell $(PKG_CONFIG) --variable=systemdsystemunitdir systemd 2>/dev/null || echo /lib/systemd/system)
 TMPFILESDIR ?= $(shell $(PKG_CONFIG) --variable=tmpfilesdir systemd 2>/dev/null || echo /usr/lib/tmpfiles.d)
+MULTIARCH   ?= $(shell $(CC) -print-multiarch 2>/dev/null)
+# PAM loads modules from its own directory only, whatever PREFIX says.
+PAMDIR      ?= /lib/$(MULTIARCH)/security
+PAMCONFIGDIR ?= /usr/share/pam-configs
 BASHCOMPDIR ?= $(shell $(PKG_CONFIG) --variable=completionsdir bash-completion 2>/dev/null || echo $(DATADIR)/bash-completion/completions)
 
 CC      ?= cc
@@ -56,7 +60,8 @@ RUNTIME_OBJS := $(RUNTIME_SRCS:%.c=$(B)/%.o)
 UNIT_BINS   := $(UNIT_SRCS:tests/unit/%.c=$(B)/tests/%)
 HELPER_BINS := $(HELPER_SRCS:tests/helpers/%.c=$(B)/helpers/%)
 
-PROGS := $(B)/coresched $(B)/coreschedd $(B)/coresched-runtime
+PROGS := $(B)/coresched $(B)/coreschedd $(B)/coresched-runtime $(B)/pam_coresched.so
+PAM_SRCS := $(wildcard pam/*.c)
 
 .PRECIOUS: $(B)/%.o
 .PHONY: all progs check check-host check-vm bench fuzz fault clean install uninstall deps demo deb
@@ -94,6 +99,17 @@ $(B)/coresched: $(CLI_OBJS) $(B)/libcommon.a
 # with the daemon's own parser.
 $(B)/coresched-runtime: $(RUNTIME_OBJS) $(B)/libdaemon.a $(B)/libcommon.a
 	$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $(filter %.c %.o %.a,$^) $(PKG_LIBS)
+# The PAM module runs inside sshd, login, su and systemd: position
+# independent, libc and libpam only, and never sanitized (an ASan module
+# cannot load into a process without the ASan runtime).
+PAM_CFLAGS = -fPIC -fvisibility=hidden $(filter-out -fsanitize=% -fno-omit-frame-pointer -U_FORTIFY_SOURCE,$(ALL_CFLAGS))
+$(B)/pam/%.o: pam/%.c $(FLAGS_STAMP)
+	@mkdir -p $(dir $@)
+	$(CC) $(PAM_CFLAGS) -c $< -o $@
+$(B)/pam_coresched.so: $(PAM_SRCS:%.c=$(B)/%.o)
+	$(CC) -shared -Wl,-z,relro,-z,now -Wl,--no-undefined -Wl,-soname,pam_coresched.so $(LDFLAGS) -o $@ $^ -lpam
+$(B)/helpers/pam-drive: PKG_LIBS += -lpam
+
 $(B)/tests/%: $(B)/tests/unit/%.o $(B)/libdaemon.a $(B)/libcommon.a
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $(filter %.c %.o %.a,$^) $(PKG_LIBS)
@@ -148,6 +164,9 @@ install: $(PROGS)
 	install -Dm644 docs/coreschedd.8 $(DESTDIR)$(MANDIR)/man8/coreschedd.8
 	install -Dm644 docs/coresched-runtime.8 $(DESTDIR)$(MANDIR)/man8/coresched-runtime.8
 	install -Dm644 scripts/coresched.bash-completion $(DESTDIR)$(BASHCOMPDIR)/coresched
+	install -Dm644 $(B)/pam_coresched.so $(DESTDIR)$(PAMDIR)/pam_coresched.so
+	install -Dm644 conf/pam-configs/coresched $(DESTDIR)$(PAMCONFIGDIR)/coresched
+	install -Dm644 docs/pam_coresched.8 $(DESTDIR)$(MANDIR)/man8/pam_coresched.8
 
 uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/coresched $(DESTDIR)$(SBINDIR)/coreschedd $(DESTDIR)$(BINDIR)/coresched-runtime \
@@ -155,7 +174,8 @@ uninstall:
 	      $(DESTDIR)$(DATADIR)/containers/oci/hooks.d/coresched.json \
 	      $(DESTDIR)$(MANDIR)/man1/coresched.1 $(DESTDIR)$(MANDIR)/man5/coreschedd.conf.5 $(DESTDIR)$(MANDIR)/man8/coreschedd.8 \
 	      $(DESTDIR)$(MANDIR)/man8/coresched-runtime.8 \
-	      $(DESTDIR)$(BASHCOMPDIR)/coresched $(DESTDIR)$(TMPFILESDIR)/coresched.conf
+	      $(DESTDIR)$(BASHCOMPDIR)/coresched $(DESTDIR)$(TMPFILESDIR)/coresched.conf \
+	      $(DESTDIR)$(PAMDIR)/pam_coresched.so $(DESTDIR)$(PAMCONFIGDIR)/coresched $(DESTDIR)$(MANDIR)/man8/pam_coresched.8
 	rm -rf $(DESTDIR)$(VENDORDIR)
 
 # The Debian package, built by dpkg-buildpackage from a copy of the tree

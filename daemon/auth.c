@@ -30,6 +30,8 @@ static const struct auth_method methods[] = {
 	{ "io.coresched.Clear", AUTH_PRIVILEGED, 10 },
 	{ "io.coresched.Reload", AUTH_PRIVILEGED, 100 },
 	{ "io.coresched.AssignContainer", AUTH_PRIVILEGED, 5 },
+	{ "io.coresched.OpenSession", AUTH_ROOT, 5 },
+	{ "io.coresched.LeaveSession", AUTH_ROOT, 5 },
 };
 
 const struct auth_method *auth_method(const char *name)

@@ -78,6 +78,7 @@ enum auth_need {
 	AUTH_ANYONE,     /* answered to everyone; views filtered for the unprivileged */
 	AUTH_ALLOWED,    /* unprivileged: own processes into groups that allow them */
 	AUTH_PRIVILEGED, /* root or ControlGroup= only */
+	AUTH_ROOT,       /* uid 0 only: acts for another user, as a login does */
 };
 
 struct auth_method {

@@ -88,11 +88,11 @@ int control_call(const struct control_routes *s, const struct control_caller *ca
 		ret_error->params = control_params_string("parameter", call->more ? "more" : "upgrade");
 		return -EOPNOTSUPP;
 	}
-	if (m && m->need == AUTH_PRIVILEGED && !caller->privileged) {
+	if (m && ((m->need == AUTH_PRIVILEGED && !caller->privileged) || (m->need == AUTH_ROOT && caller->uid != 0))) {
 		char why[160];
 
-		snprintf(why, sizeof(why), "%s needs root or a member of ControlGroup=",
-			 strrchr(m->name, '.') + 1);
+		snprintf(why, sizeof(why), "%s needs %s", strrchr(m->name, '.') + 1,
+			 m->need == AUTH_ROOT ? "root" : "root or a member of ControlGroup=");
 		ret_error->name = CONTROL_ERROR_PERMISSION;
 		ret_error->params = control_params_string("reason", why);
 		return -EPERM;

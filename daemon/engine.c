@@ -17,7 +17,7 @@ static const char *const origin_names[] = {
 	[ORIGIN_ASSIGN] = "assign",     [ORIGIN_RUN] = "run",
 	[ORIGIN_HOOK] = "hook",         [ORIGIN_INHERITED] = "inherited",
 	[ORIGIN_ADOPTED] = "adopted",   [ORIGIN_FOREIGN] = "foreign",
-	[ORIGIN_STICKY] = "sticky",
+	[ORIGIN_STICKY] = "sticky",     [ORIGIN_SESSION] = "session",
 };
 
 const char *origin_to_string(enum origin o)
@@ -27,7 +27,8 @@ const char *origin_to_string(enum origin o)
 
 bool engine_origin_explicit(enum origin o)
 {
-	return o == ORIGIN_ASSIGN || o == ORIGIN_RUN || o == ORIGIN_HOOK || o == ORIGIN_INHERITED;
+	return o == ORIGIN_ASSIGN || o == ORIGIN_RUN || o == ORIGIN_HOOK || o == ORIGIN_INHERITED ||
+	       o == ORIGIN_SESSION;
 }
 
 /* ---- applying ---- */
@@ -618,13 +619,20 @@ static int place(struct engine *e, const struct engine_place *req, const struct 
 		table_set_origin(e, t, req->origin);
 		t->placer = req->placer;
 		t->placed_ns = SYS(e, now_ns);
-		t->cleared = !g;
+		t->cleared = !g && !req->rules;
 		free(t->want); /* this request replaces a restore still pending */
 		t->want = NULL;
-		if (!g)
-			t->cookie = COOKIE_UNKNOWN; /* clear even what reads 0 now */
-		r = engine_ensure(e, t, false);
-		t->unsettled = r < 0;
+		if (!g && req->rules) {
+			/* What a process the daemon just met gets; the cookie
+			 * it carries now is the placement's, not its own. */
+			t->released = true;
+			r = engine_evaluate(e, t, false);
+		} else {
+			if (!g)
+				t->cookie = COOKIE_UNKNOWN; /* clear even what reads 0 now */
+			r = engine_ensure(e, t, false);
+			t->unsettled = r < 0;
+		}
 		if (r >= 0 && !SYS(e, pidfd_alive, fd))
 			r = -ESRCH;
 	}

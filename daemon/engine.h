@@ -22,9 +22,10 @@ enum origin {
 	ORIGIN_ADOPTED,   /* found with the right cookie at start-up */
 	ORIGIN_FOREIGN,   /* matched nothing, carries someone else's cookie */
 	ORIGIN_STICKY,    /* no group claims it: keeps the key it inherited */
+	ORIGIN_SESSION,   /* a login session's opener (pam_coresched) */
 };
 const char *origin_to_string(enum origin o);
-/* assign, run, hook, or inherited from one of those: sticky. */
+/* assign, run, hook, session, or inherited from one of those: sticky. */
 bool engine_origin_explicit(enum origin o);
 
 struct key {
@@ -117,6 +118,7 @@ struct engine_place {
 	pid_t pid;
 	int pidfd;            /* the caller's pidfd of pid, or -1: the engine opens one */
 	const char *group;    /* NULL: back to cookie 0, placement forgotten */
+	bool rules;           /* with group NULL: placement forgotten, the rules decide again */
 	const char *key;      /* NULL: as the group's Per= names it */
 	enum origin origin;
 	uid_t placer;         /* recorded on the task: who placed it */

@@ -760,6 +760,8 @@ static const struct control_method methods[] = {
 	{ "io.coresched.CheckConfig", m_check_config },
 	{ "io.coresched.Stats", m_stats },
 	{ "io.coresched.AssignContainer", methods_container },
+	{ "io.coresched.OpenSession", methods_open_session },
+	{ "io.coresched.LeaveSession", methods_leave_session },
 };
 
 static void control_log(int level, const char *fmt, ...)

@@ -26,3 +26,9 @@ bool methods_privileged(const struct control_caller *c);
  * init per [Container] and its annotations; u is the struct daemon. */
 int methods_container(void *u, const struct control_caller *c, json_object *p, json_object **ret,
 		      struct control_error *err);
+/* io.coresched.OpenSession and LeaveSession (methods-session.c): place a
+ * login session's opener for a user, and hand it back to the rules. */
+int methods_open_session(void *u, const struct control_caller *c, json_object *p, json_object **ret,
+			 struct control_error *err);
+int methods_leave_session(void *u, const struct control_caller *c, json_object *p, json_object **ret,
+			  struct control_error *err);

@@ -20,7 +20,8 @@
 
 #define HEADER "# coreschedd explicit placements: PID START ORIGIN GROUP KEY [COOKIE [PLACER]]\n"
 
-static const enum origin stored_origins[] = { ORIGIN_ASSIGN, ORIGIN_RUN, ORIGIN_HOOK, ORIGIN_INHERITED, ORIGIN_STICKY };
+static const enum origin stored_origins[] = { ORIGIN_ASSIGN, ORIGIN_RUN, ORIGIN_HOOK, ORIGIN_INHERITED, ORIGIN_STICKY,
+					      ORIGIN_SESSION };
 
 static bool origin_stored(enum origin o)
 {

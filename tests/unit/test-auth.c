@@ -115,6 +115,9 @@ static void every_method_is_classified(void)
 		CHECK(auth_method(priv[i]) && auth_method(priv[i])->need == AUTH_PRIVILEGED);
 	CHECK(auth_method("io.coresched.Assign")->need == AUTH_ALLOWED);
 	CHECK(auth_method("io.coresched.Run")->need == AUTH_ALLOWED);
+	/* a login acts for another user: root alone, not ControlGroup= */
+	CHECK(auth_method("io.coresched.OpenSession")->need == AUTH_ROOT);
+	CHECK(auth_method("io.coresched.LeaveSession")->need == AUTH_ROOT);
 	CHECK(auth_method("io.coresched.Nope") == NULL);
 	CHECK(auth_method_cost("io.coresched.Nope") == 1);
 	CHECK(auth_method_cost("io.coresched.CheckConfig") > auth_method_cost("io.coresched.ListProcesses"));

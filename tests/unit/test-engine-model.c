@@ -1420,6 +1420,56 @@ static void test_key_reserve(void)
 	e = engine_free(e);
 }
 
+/* A login session (pam_coresched): the opener is placed for the user,
+ * forks the session's child, and goes back to the rules; the child keeps
+ * the user's key whether the daemon takes the fork before or after the
+ * opener went back, and keeps it through its exec. */
+static void test_session(void)
+{
+	for (int late = 0; late < 2; late++) {
+		struct engine_place leave = { .pidfd = -1, .origin = ORIGIN_NONE, .rules = true };
+		struct engine_place open = { .pidfd = -1, .group = "users", .key = "1000", .origin = ORIGIN_SESSION };
+		struct fproc *o, *c;
+		struct task *t;
+		sc_cookie own, uc;
+
+		e = scenario("[Group users]\nMatchUser=1000\nPer=user\n[Group monitors]\nMatchExe=/usr/sbin/sshd\n");
+		if (!e)
+			return;
+		/* the listener keeps the monitors' key alive meanwhile */
+		CHECK(spawn("/usr/sbin/sshd", 0) != NULL);
+		o = spawn("/usr/sbin/sshd", 0);
+		deliver(n_events);
+		own = cookie_of(o);
+		CHECK(own != 0);
+		open.pid = leave.pid = o->pid;
+		CHECK(engine_place(e, &open) == 0);
+		uc = cookie_of(o);
+		CHECK(uc != 0 && uc != own);
+		CHECK(engine_task(e, o->pid)->origin == ORIGIN_SESSION);
+		op_fork(o);
+		c = proc_of(next_pid - 1);
+		CHECK(c && c->ppid == o->pid);
+		if (!c)
+			break;
+		if (!late)
+			deliver(n_events);
+		CHECK(engine_place(e, &leave) == 0);
+		deliver(n_events);
+		CHECK(cookie_of(o) == own);
+		CHECK(engine_task(e, o->pid)->origin == ORIGIN_RULE);
+		CHECK(cookie_of(c) == uc);
+		t = engine_task(e, c->pid);
+		CHECK(t && t->origin == ORIGIN_INHERITED && t->key && strcmp(t->key->id, "users/1000") == 0);
+		c->uid = 1000;
+		emit(PROCMON_UID, c, c->pid, NULL);
+		exec_as(c, "/bin/bash");
+		deliver(n_events);
+		CHECK(cookie_of(c) == uc);
+		e = engine_free(e);
+	}
+}
+
 int main(void)
 {
 	log_set_max_level(LOG_CRIT);
@@ -1429,6 +1479,7 @@ int main(void)
 	RUN(test_sched_ext);
 	RUN(test_exposure);
 	RUN(test_exposure_members);
+	RUN(test_session);
 	RUN(test_model);
 	UNIT_EXIT();
 }

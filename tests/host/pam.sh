@@ -1,0 +1,71 @@
+#!/bin/bash
+# pam_coresched on the host, where no daemon runs and the kernel lacks core
+# scheduling: its arguments, and what each failure mode does with no
+# daemon to ask. A service file of our own in a temporary PAM directory,
+# driven by pam-drive (an application opening a session as login does).
+set -u
+T=pam
+top=$(cd "$(dirname "$0")/../.." && pwd)
+. "$top/tests/host/lib.bash"
+drive=$top/build/helpers/pam-drive
+module=$top/build/pam_coresched.so
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+if [ ! -x "$drive" ] || [ ! -e "$module" ]; then
+	echo "FAIL: $T: build/helpers/pam-drive or build/pam_coresched.so missing (run make)"
+	exit 1
+fi
+
+service() { # NAME ARGS...: a session (and account) stack of the module alone
+	local name=$1; shift
+	printf 'account required %s %s\nsession required %s %s\n' "$module" "$*" "$module" "$*" > "$tmp/$name"
+}
+run() { # NAME: pam-drive on that service for root; sets rc and out
+	out=$("$drive" -c "$tmp" "${@:2}" "$1" root true 2>&1)
+	rc=$?
+}
+nosock="socket=$tmp/no-such-socket"
+
+service open $nosock fail=open
+run open
+result "open-no-daemon" 0 '^open: Success' "$rc" "$out"
+
+service default $nosock
+run default
+result "default-is-open" 0 '^open: Success' "$rc" "$out"
+
+service closed $nosock fail=closed
+run closed
+result "closed-no-daemon-fails-session" 2 '^open: Cannot make/remove an entry for the specified session' "$rc" "$out"
+run closed -a
+result "closed-account-refuses" 1 '^acct: Permission denied' "$rc" "$out"
+# Without fail=closed the account check stays out of it (PAM_IGNORE): the
+# stack's other modules decide.
+printf 'account required pam_permit.so\naccount required %s %s %s\nsession required %s %s %s\n' \
+	"$module" $nosock fail=open "$module" $nosock fail=open > "$tmp/permit"
+run permit -a
+result "open-account-ignored" 0 '^acct: Success' "$rc" "$out"
+
+# No core scheduling in this kernel: a fresh cookie cannot be made, and
+# the login goes on (the log line says why).
+service new $nosock fail=new
+run new
+result "new-without-core-scheduling" 0 '^open: Success' "$rc" "$out"
+
+# A socket nobody listens on is as unreachable as none.
+python3 -c 'import socket,sys; s=socket.socket(socket.AF_UNIX); s.bind(sys.argv[1])' "$tmp/dead.sock"
+service dead "socket=$tmp/dead.sock" fail=closed
+run dead
+result "closed-dead-socket-fails" 2 '^open: Cannot make' "$rc" "$out"
+
+for bad in fail=maybe model=sideways socket=relative timeout=0 frobnicate; do
+	service bad $nosock "$bad"
+	run bad
+	result "bad-argument-$bad" 2 '^open: Cannot make' "$rc" "$out"
+	run bad -a
+	result "bad-argument-$bad-account" 1 '^acct: ' "$rc" "$out"
+done
+service forced $nosock model=fork timeout=100 debug
+run forced
+result "model-timeout-debug-accepted" 0 '^open: Success' "$rc" "$out"

@@ -181,7 +181,7 @@ uninstall:
 # The Debian package, built by dpkg-buildpackage from a copy of the tree
 # (so the build here is left alone), into $(B)/deb/; rebuilt only when a
 # shipped file changed. DEB_VERSION= builds the same tree as another version.
-DEB_INPUTS := Makefile $(shell find cli conf daemon debian docs include lib runtime scripts systemd -type f 2>/dev/null)
+DEB_INPUTS := Makefile $(shell find cli conf daemon debian docs include lib pam runtime scripts systemd -type f 2>/dev/null)
 deb: $(B)/deb/.built$(if $(DEB_VERSION),-$(DEB_VERSION))
 $(B)/deb/.built: $(DEB_INPUTS)
 	scripts/build-deb $(B)/deb

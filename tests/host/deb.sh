@@ -100,3 +100,26 @@ fi
 out=$(PATH="$root/usr/bin:$root/usr/sbin:$PATH" CORESCHED_SMOKE_VERSION=$up sh debian/tests/smoke 2>&1); rc=$?
 bad=$(grep '^FAIL' <<<"$out")
 result autopkgtest-smoke 0 '^PASS: smoke/get' $rc "$out" "$bad"
+
+# libpam-coresched: the module, its pam-auth-update profile and man page;
+# its maintainer scripts hand the profile to pam-auth-update, as
+# libpam-systemd's do.
+pdeb=$(ls build/deb/libpam-coresched_"$ver"_*.deb 2>/dev/null | head -n1)
+if [ -z "$pdeb" ]; then
+	echo "FAIL: $T/pam-package: no libpam-coresched_$ver .deb in build/deb"
+else
+	pfiles=$(dpkg-deb -c "$pdeb" | awk '{print $6}' | sed 's|^\.||')
+	pmissing=
+	for f in "/lib/$(dpkg-architecture -qDEB_HOST_MULTIARCH)/security/pam_coresched.so" \
+		/usr/share/pam-configs/coresched /usr/share/man/man8/pam_coresched.8.gz; do
+		grep -qxF "$f" <<<"$pfiles" || pmissing="$pmissing $f"
+	done
+	result pam-contents 0 '' 0 "" "${pmissing:+missing:$pmissing}"
+	grep -q pam_coresched <<<"$files" && echo "FAIL: $T/pam-not-in-coresched: the module is in the coresched package" ||
+		echo "PASS: $T/pam-not-in-coresched"
+	pctl=$(mktemp -d)
+	dpkg-deb -e "$pdeb" "$pctl"
+	grep -q '^	pam-auth-update --package$' "$pctl/postinst" 2>/dev/null && grep -q 'pam-auth-update --package --remove coresched' "$pctl/prerm" 2>/dev/null &&
+		echo "PASS: $T/pam-maintainer-scripts" || echo "FAIL: $T/pam-maintainer-scripts: $(cat "$pctl/postinst" "$pctl/prerm" 2>&1 | head -n 20)"
+	rm -rf "$pctl"
+fi

@@ -22,9 +22,13 @@ worker() { # NAME UNIT -> prints the MainPID
 # ---- install the previous build ----
 # No package list in the image and no network: apt succeeds only if every
 # dependency is already there.
-out=$(apt-get install -y $debs/coresched_${prev}_$arch.deb 2>&1); rc=$?
+out=$(apt-get install -y $debs/coresched_${prev}_$arch.deb $debs/libpam-coresched_${prev}_$arch.deb 2>&1); rc=$?
 if [ $rc -eq 0 ]; then pass apt-install; else fail apt-install "apt-get exited $rc: $(echo "$out" | tail -n5)"; fi
 expect installed-version "$(dpkg-query -W -f '${Status} ${Version}' coresched 2>&1)" "install ok installed $prev"
+expect pam-installed-version "$(dpkg-query -W -f '${Status} ${Version}' libpam-coresched 2>&1)" "install ok installed $prev"
+# The profile is there for pam-auth-update, and off until enabled.
+expect pam-profile "$(ls /usr/share/pam-configs/coresched /lib/*/security/pam_coresched.so 2>&1 | wc -l)" 2
+expect pam-off-by-default "$(grep -l pam_coresched /etc/pam.d/common-* 2>/dev/null)" ""
 out=$(apt-get check 2>&1) && pass dependencies-satisfied || fail dependencies-satisfied "$out"
 expect enabled "$(systemctl is-enabled coreschedd.service coreschedd.socket | tr '\n' ' ')" "enabled enabled "
 expect started "$(systemctl is-active coreschedd.service coreschedd.socket | tr '\n' ' ')" "active active "
@@ -75,9 +79,10 @@ sum=$(md5sum < /etc/coresched/coreschedd.conf)
 main=$(prop coreschedd MainPID)
 
 # ---- upgrade ----
-out=$(apt-get install -y $debs/coresched_${cur}_$arch.deb 2>&1); rc=$?
+out=$(apt-get install -y $debs/coresched_${cur}_$arch.deb $debs/libpam-coresched_${cur}_$arch.deb 2>&1); rc=$?
 if [ $rc -eq 0 ]; then pass apt-upgrade; else fail apt-upgrade "apt-get exited $rc: $(echo "$out" | tail -n5)"; fi
 expect upgraded-version "$(dpkg-query -W -f '${Status} ${Version}' coresched 2>&1)" "install ok installed $cur"
+expect pam-upgraded-version "$(dpkg-query -W -f '${Status} ${Version}' libpam-coresched 2>&1)" "install ok installed $cur"
 expect version-current "$(coresched --version) $(coreschedd --version)" "coresched ${cur%-*} coreschedd ${cur%-*}"
 expect conffile-kept "$(md5sum < /etc/coresched/coreschedd.conf)" "$sum"
 expect no-conffile-copies "$(ls /etc/coresched | grep -E 'dpkg-(new|old|dist)' | tr '\n' ' ')" ""

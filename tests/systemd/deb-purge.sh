@@ -14,11 +14,16 @@ expect_set tagged "$ca"
 # What the tests themselves put in /etc/coresched goes first: an
 # administrator's files are not the package's, and dpkg leaves them.
 rm -f /etc/coresched/rules.d/50-purge.conf /etc/coresched/rules.d/50-sdtest.conf /etc/coresched/rules.d/60-broken.conf
-owned=$(dpkg -L coresched)
+owned="$(dpkg -L coresched) $(dpkg -L libpam-coresched)"
+# Enabled, the PAM profile must leave the stacks with the package (prerm).
+DEBIAN_FRONTEND=noninteractive pam-auth-update --enable coresched >/dev/null 2>&1
+expect pam-enabled "$(grep -l pam_coresched /etc/pam.d/common-session 2>/dev/null)" /etc/pam.d/common-session
 
-out=$(apt-get purge -y coresched 2>&1); rc=$?
+out=$(apt-get purge -y coresched libpam-coresched 2>&1); rc=$?
 if [ $rc -eq 0 ]; then pass apt-purge; else fail apt-purge "apt-get exited $rc: $(echo "$out" | tail -n5)"; fi
 dpkg-query -s coresched >/dev/null 2>&1 && fail not-installed "$(dpkg-query -W -f '${Status}' coresched)" || pass not-installed
+dpkg-query -s libpam-coresched >/dev/null 2>&1 && fail pam-not-installed "$(dpkg-query -W -f '${Status}' libpam-coresched)" || pass pam-not-installed
+expect pam-stacks-clean "$(grep -l pam_coresched /etc/pam.d/common-* 2>/dev/null)" ""
 left=
 for f in $owned; do
 	[ -e "$f" ] || [ -L "$f" ] || continue

@@ -213,7 +213,10 @@ static const char *unreachable_reason(int r, int timeout_ms, char *buf, size_t s
 
 /* The daemon is out of reach: isolation by a cookie of the container's
  * own when failing open (no pod sharing, no group: only the daemon knows
- * those), refusal when closed. A trusted container needs nothing. */
+ * those), refusal when closed. A trusted container needs nothing, and
+ * nor does any on a kernel where no cookie can isolate it (no core
+ * scheduling, or no SMT): refusing there would protect nothing and stop
+ * every container on a machine that merely has the package installed. */
 static int without_daemon(const struct oci_state *s, const struct hook_args *a, int why)
 {
 	char buf[128];
@@ -222,6 +225,13 @@ static int without_daemon(const struct oci_state *s, const struct hook_args *a, 
 
 	if (s->policy && strcmp(s->policy, "trusted") == 0)
 		return UNTAGGED;
+	r = sc_probe();
+	if (r == -EINVAL || r == -ENODEV) {
+		fprintf(stderr, PREFIX "%s, and %s: no cookie could isolate container %s; starting it untagged\n",
+			reason, r == -EINVAL ? "this kernel has no core scheduling (CONFIG_SCHED_CORE)" : "SMT is absent or off",
+			s->id);
+		return UNTAGGED;
+	}
 	if (!a->fail_open) {
 		fprintf(stderr, PREFIX "%s and fail mode is closed: refusing to start container %s untagged\n",
 			reason, s->id);

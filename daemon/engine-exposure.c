@@ -31,8 +31,11 @@ bool exposure_due(const struct engine *e, const struct task *t, const struct key
 {
 	/* run -g and the hook place the launcher before it execs the
 	 * program: what ran untagged was the launcher, not the workload. */
-	return k && !k->trusted && !(t->exposure_group && strcmp(t->exposure_group, k->group) == 0) &&
-	       t->origin != ORIGIN_RUN && t->origin != ORIGIN_HOOK && !cookie_of_group(e, t->cookie, k->group);
+	/* A session's opener, placed for its user or going back to its own
+	 * key, ran with a cookie a request gave it, not untagged. */
+	return k && !k->trusted && !e->no_exposure && !(t->exposure_group && strcmp(t->exposure_group, k->group) == 0) &&
+	       t->origin != ORIGIN_RUN && t->origin != ORIGIN_HOOK && t->origin != ORIGIN_SESSION &&
+	       !cookie_of_group(e, t->cookie, k->group);
 }
 
 void exposure_count(struct engine *e, struct task *t, const struct key *k, bool due)

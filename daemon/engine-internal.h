@@ -54,6 +54,7 @@ struct engine {
 	unsigned next_grave;
 	uint64_t ticks;
 	struct hashmap *exposure; /* group name -> untagged CPU time (engine-exposure.c) */
+	bool no_exposure;      /* a session's opener going back: not the policy's lag */
 };
 
 #define SYS(e, fn, ...) ((e)->sys->fn((e)->sys->userdata, ##__VA_ARGS__))

@@ -626,7 +626,9 @@ static int place(struct engine *e, const struct engine_place *req, const struct 
 			/* What a process the daemon just met gets; the cookie
 			 * it carries now is the placement's, not its own. */
 			t->released = true;
+			e->no_exposure = true;
 			r = engine_evaluate(e, t, false);
+			e->no_exposure = false;
 		} else {
 			if (!g)
 				t->cookie = COOKIE_UNKNOWN; /* clear even what reads 0 now */

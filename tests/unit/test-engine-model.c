@@ -1432,6 +1432,7 @@ static void test_session(void)
 		struct fproc *o, *c;
 		struct task *t;
 		sc_cookie own, uc;
+		uint64_t placed;
 
 		e = scenario("[Group users]\nMatchUser=1000\nPer=user\n[Group monitors]\nMatchExe=/usr/sbin/sshd\n");
 		if (!e)
@@ -1442,6 +1443,7 @@ static void test_session(void)
 		deliver(n_events);
 		own = cookie_of(o);
 		CHECK(own != 0);
+		placed = engine_counters(e)->untagged_placements;
 		open.pid = leave.pid = o->pid;
 		CHECK(engine_place(e, &open) == 0);
 		uc = cookie_of(o);
@@ -1458,6 +1460,8 @@ static void test_session(void)
 		deliver(n_events);
 		CHECK(cookie_of(o) == own);
 		CHECK(engine_task(e, o->pid)->origin == ORIGIN_RULE);
+		/* the opener ran with the cookies requests gave it: no exposure */
+		CHECK(engine_counters(e)->untagged_placements == placed);
 		CHECK(cookie_of(c) == uc);
 		t = engine_task(e, c->pid);
 		CHECK(t && t->origin == ORIGIN_INHERITED && t->key && strcmp(t->key->id, "users/1000") == 0);

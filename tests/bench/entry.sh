@@ -76,6 +76,9 @@ bench_entry() {
 MatchExe=$B/bin/probe
 [Group run]
 [Group containers]
+[Group logins]
+MatchUser=tester
+Per=user
 " && dstart || return
 	probes $B/e-rule 5000
 	row "rule on exec (MatchExe=)" $B/e-rule
@@ -99,16 +102,36 @@ MatchExe=$B/bin/probe
 	else
 		note "no runc: the container rows are left out"
 	fi
+	# A login: pam-drive opens a session as login and su do (open, fork
+	# the user's process, wait); the user's process is the probe.
+	pam=$(dirname "$(command -v pam-drive 2>/dev/null)")/pam_coresched.so
+	if command -v pam-drive >/dev/null && [ -f "$pam" ]; then
+		mkdir -p $B/pam.d
+		echo "session required $pam socket=$SOCK" > $B/pam.d/cs-bench
+		: > $B/e-pam
+		i=0
+		while [ $i -lt $N ]; do
+			pam-drive -c $B/pam.d cs-bench tester $B/bin/probe 5000 2>>$B/pam.err |
+				grep -E '^([0-9.]+ [01]|timeout)$' >> $B/e-pam
+			i=$((i + 1))
+		done
+		row "PAM login (pam_coresched, fork model)" $B/e-pam
+		[ -s $B/pam.err ] && note "pam: $(tail -n2 $B/pam.err)"
+	else
+		note "pam-drive or pam_coresched.so not in the VM: the login row is left out"
+	fi
 	out ""
 	out "$(printf '%-44s %6s %10s %10s' "cookie at the process's first look" n first share)"
 	first_row "rule on exec (MatchExe=)" $B/e-rule
 	first_row "coresched run -g" $B/e-run
 	[ -s $B/e-hook ] && first_row "OCI hook (hooks.d, createRuntime)" $B/e-hook
 	[ -s $B/e-shim ] && first_row "coresched-runtime (Docker, containerd)" $B/e-shim
+	[ -s $B/e-pam ] && first_row "PAM login (pam_coresched, fork model)" $B/e-pam
 	out ""
 	out "$(printf '%-44s %6s %10s %12s %12s' "untagged CPU, daemon's count" n placed total_us per_proc_us)"
 	cpu_row "rule on exec (MatchExe=)" probe "$N"
 	cpu_row "coresched run -g" run "$N"
 	command -v runc >/dev/null && cpu_row "OCI hook + coresched-runtime (containers)" containers "$((2 * ENTRY_N))"
+	[ -s $B/e-pam ] && cpu_row "PAM login (pam_coresched)" logins "$N"
 	dstop
 }

@@ -20,6 +20,7 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
+#include <sys/time.h>
 #include <sys/un.h>
 #include <syslog.h>
 #include <time.h>
@@ -69,9 +70,13 @@ static long long now_ms(void)
 	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
-static int connect_to(const char *path)
+/* A daemon that does not accept (stopped, or stuck with its backlog
+ * full) blocks connect() on a unix socket with no end: the send timeout
+ * bounds it (and the sends after it). */
+static int connect_to(const char *path, int timeout_ms)
 {
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	struct timeval tv = { .tv_sec = timeout_ms / 1000, .tv_usec = (timeout_ms % 1000) * 1000 };
 	int fd;
 
 	if (strlen(path) >= sizeof(sa.sun_path))
@@ -80,8 +85,9 @@ static int connect_to(const char *path)
 	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	if (fd < 0)
 		return -errno;
-	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
-		int r = -errno;
+	if (setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv)) < 0 ||
+	    connect(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
+		int r = errno == EAGAIN || errno == EWOULDBLOCK ? -ETIMEDOUT : -errno;
 
 		close(fd);
 		return r;
@@ -94,7 +100,7 @@ static enum call_result call(const char *path, int timeout_ms, const char *req, 
 {
 	long long deadline = now_ms() + timeout_ms;
 	size_t len = strlen(req) + 1, off = 0;
-	int fd = connect_to(path);
+	int fd = connect_to(path, timeout_ms);
 
 	*ret_errno = 0;
 	buf[0] = 0;
@@ -107,8 +113,11 @@ static enum call_result call(const char *path, int timeout_ms, const char *req, 
 
 		if (n < 0 && errno == EINTR)
 			continue;
-		if (n < 0)
+		if (n < 0) {
+			if (errno == EAGAIN || errno == EWOULDBLOCK)
+				errno = ETIMEDOUT;
 			goto broken;
+		}
 		off += (size_t)n;
 	}
 	for (off = 0;;) {
@@ -378,7 +387,7 @@ EXPORT int pam_sm_acct_mgmt(pam_handle_t *pamh, int flags, int argc, const char 
 	}
 	if (a.fail != PAM_FAIL_CLOSED)
 		return PAM_IGNORE;
-	fd = connect_to(a.socket);
+	fd = connect_to(a.socket, a.timeout_ms);
 	if (fd < 0) {
 		pam_syslog(pamh, LOG_ERR, "coreschedd is not reachable at %s (%s): refusing the login (fail=closed)",
 			   a.socket, strerror(-fd));

@@ -69,3 +69,34 @@ done
 service forced $nosock model=fork timeout=100 debug
 run forced
 result "model-timeout-debug-accepted" 0 '^open: Success' "$rc" "$out"
+
+# A daemon that does not accept (stopped, or stuck): once its backlog is
+# full, connect() blocks. The timeout bounds the login all the same.
+python3 -c '
+import socket, sys, time
+s = socket.socket(socket.AF_UNIX); s.bind(sys.argv[1]); s.listen(0)
+held = []
+for i in range(8):
+    c = socket.socket(socket.AF_UNIX); c.setblocking(False)
+    try:
+        c.connect(sys.argv[1]); held.append(c)
+    except BlockingIOError:
+        break
+open(sys.argv[2], "w").close()
+time.sleep(60)
+' "$tmp/full.sock" "$tmp/full.ready" &
+stuck=$!
+for _ in $(seq 50); do [ -e "$tmp/full.ready" ] && break; sleep 0.1; done
+service stuck "socket=$tmp/full.sock" timeout=300 fail=closed
+out=$(timeout 5 "$drive" -c "$tmp" stuck root true 2>&1)
+rc=$?
+result "closed-stuck-daemon-times-out" 2 '^open: Cannot make' "$rc" "$out"
+out=$(timeout 5 "$drive" -c "$tmp" -a stuck root true 2>&1)
+rc=$?
+result "closed-stuck-daemon-account-times-out" 1 '^acct: Permission denied' "$rc" "$out"
+service stuckopen "socket=$tmp/full.sock" timeout=300
+out=$(timeout 5 "$drive" -c "$tmp" stuckopen root true 2>&1)
+rc=$?
+result "open-stuck-daemon-times-out" 0 '^open: Success' "$rc" "$out"
+kill "$stuck" 2>/dev/null
+wait "$stuck" 2>/dev/null

@@ -1470,6 +1470,35 @@ static void test_session(void)
 	}
 }
 
+/* The usual opener: sshd, which no group claims. Handed back to the
+ * rules, it goes back to cookie 0: it must not keep the user's. */
+static void test_session_unclaimed_opener(void)
+{
+	struct engine_place leave = { .pidfd = -1, .origin = ORIGIN_NONE, .rules = true };
+	struct engine_place open = { .pidfd = -1, .group = "users", .key = "1000", .origin = ORIGIN_SESSION };
+	struct fproc *o, *c;
+	sc_cookie uc;
+
+	e = scenario("[Group users]\nMatchUser=1000\nPer=user\n");
+	if (!e)
+		return;
+	o = spawn("/usr/sbin/sshd", 0);
+	deliver(n_events);
+	CHECK(cookie_of(o) == 0);
+	open.pid = leave.pid = o->pid;
+	CHECK(engine_place(e, &open) == 0);
+	uc = cookie_of(o);
+	CHECK(uc != 0);
+	op_fork(o);
+	c = proc_of(next_pid - 1);
+	deliver(n_events);
+	CHECK(engine_place(e, &leave) == 0);
+	deliver(n_events);
+	CHECK(cookie_of(o) == 0);
+	CHECK(c && cookie_of(c) == uc);
+	e = engine_free(e);
+}
+
 int main(void)
 {
 	log_set_max_level(LOG_CRIT);
@@ -1480,6 +1509,7 @@ int main(void)
 	RUN(test_exposure);
 	RUN(test_exposure_members);
 	RUN(test_session);
+	RUN(test_session_unclaimed_opener);
 	RUN(test_model);
 	UNIT_EXIT();
 }

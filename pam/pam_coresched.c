@@ -239,8 +239,17 @@ static int arm(pam_handle_t *pamh)
 
 /* ---- the session ---- */
 
-/* PID 1's child that has not exec'd yet: systemd opening a PAMName=
- * session for a service it is about to exec. */
+static bool ends_with(const char *s, size_t n, const char *suffix)
+{
+	size_t m = strlen(suffix);
+
+	return n >= m && memcmp(s + n - m, suffix, m) == 0;
+}
+
+/* PID 1's child that has not exec'd yet, and PID 1 is systemd: systemd
+ * opening a PAMName= session for a service it is about to exec. Only
+ * systemd: in a container whose PID 1 is the opener's own program (sshd
+ * -D), the monitor is such a child too, and must not keep the user's key. */
 static bool opener_execs(void)
 {
 	char self[4096], init[4096];
@@ -250,7 +259,10 @@ static bool opener_execs(void)
 		return false;
 	a = readlink("/proc/self/exe", self, sizeof(self) - 1);
 	b = readlink("/proc/1/exe", init, sizeof(init) - 1);
-	return a > 0 && b > 0 && a == b && memcmp(self, init, (size_t)a) == 0;
+	if (a <= 0 || b <= 0 || a != b || memcmp(self, init, (size_t)a) != 0)
+		return false;
+	/* " (deleted)": systemd upgraded, not re-executed yet */
+	return ends_with(self, (size_t)a, "/systemd") || ends_with(self, (size_t)a, "/systemd (deleted)");
 }
 
 static int user_ids(pam_handle_t *pamh, uid_t *ret_uid, gid_t *ret_gid)

@@ -60,7 +60,9 @@ static struct {
 
 /* ---- a varlink call: one request, one NUL-terminated reply ---- */
 
-enum call_result { CALL_OK, CALL_ERROR, CALL_UNREACHABLE };
+/* CALL_LOST: the request went out in full but no answer came (timeout,
+ * reset): the daemon may have acted on it all the same. */
+enum call_result { CALL_OK, CALL_ERROR, CALL_UNREACHABLE, CALL_LOST };
 
 static long long now_ms(void)
 {
@@ -101,6 +103,7 @@ static enum call_result call(const char *path, int timeout_ms, const char *req, 
 	long long deadline = now_ms() + timeout_ms;
 	size_t len = strlen(req) + 1, off = 0;
 	int fd = connect_to(path, timeout_ms);
+	bool sent = false;
 
 	*ret_errno = 0;
 	buf[0] = 0;
@@ -120,6 +123,7 @@ static enum call_result call(const char *path, int timeout_ms, const char *req, 
 		}
 		off += (size_t)n;
 	}
+	sent = true;
 	for (off = 0;;) {
 		struct pollfd p = { .fd = fd, .events = POLLIN };
 		long long left = deadline - now_ms();
@@ -158,7 +162,7 @@ static enum call_result call(const char *path, int timeout_ms, const char *req, 
 broken:
 	*ret_errno = errno;
 	close(fd);
-	return CALL_UNREACHABLE;
+	return sent ? CALL_LOST : CALL_UNREACHABLE;
 }
 
 static enum call_result open_session_call(char *buf, size_t size, int *ret_errno)
@@ -187,7 +191,16 @@ static void before_fork(void)
 
 	if (!S.armed || S.create || S.placed || getpid() != S.opener)
 		return;
-	S.placed = open_session_call(buf, sizeof(buf), &e) == CALL_OK && pam_args_json_true(buf, "placed");
+	switch (open_session_call(buf, sizeof(buf), &e)) {
+	case CALL_OK:
+		S.placed = pam_args_json_true(buf, "placed");
+		break;
+	case CALL_LOST: /* maybe placed: leave after the fork all the same */
+		S.placed = true;
+		break;
+	default:
+		break;
+	}
 }
 
 /* In the opener, after the fork: the child has the cookie; the opener
@@ -345,6 +358,21 @@ EXPORT int pam_sm_open_session(pam_handle_t *pamh, int flags, int argc, const ch
 	switch (open_session_call(buf, sizeof(buf), &e)) {
 	case CALL_UNREACHABLE:
 		return unreachable(pamh, &a, execs, e);
+	case CALL_LOST:
+		r = unreachable(pamh, &a, execs, e);
+		if (execs)
+			return r;
+		/* The daemon may have placed the opener all the same, too late
+		 * to answer: hand it back after its fork, or now when the
+		 * session fails (a LeaveSession for an opener it did not place
+		 * changes nothing). */
+		if (r != PAM_SUCCESS || arm(pamh) < 0) {
+			(void)leave_session_call(buf, sizeof(buf), &e);
+			S.armed = false;
+			return r != PAM_SUCCESS ? r : a.fail == PAM_FAIL_CLOSED ? PAM_SESSION_ERR : PAM_SUCCESS;
+		}
+		S.placed = true;
+		return r;
 	case CALL_ERROR:
 		pam_args_json_string(buf, "error", what, sizeof(what));
 		pam_syslog(pamh, a.fail == PAM_FAIL_CLOSED ? LOG_ERR : LOG_WARNING,

@@ -147,3 +147,44 @@ else
 fi
 kill "$fake" 2>/dev/null
 wait "$fake" 2>/dev/null || :
+
+# A daemon too slow to answer within the timeout may still have placed the
+# opener: it is handed back after its fork (fail=open) or at once when the
+# session fails (fail=closed); LeaveSession is harmless where it did not.
+python3 -c '
+import socket, sys, threading, time
+s = socket.socket(socket.AF_UNIX); s.bind(sys.argv[1]); s.listen(8)
+log = open(sys.argv[2], "a", buffering=1)
+def serve(c):
+    buf = b""
+    while not buf.endswith(b"\0"):
+        d = c.recv(4096)
+        if not d:
+            break
+        buf += d
+    m = buf.split(b"\"method\":\"")[1].split(b"\"")[0].decode() if b"\"method\":\"" in buf else "?"
+    log.write(m + "\n")
+    if m.endswith("OpenSession"):
+        time.sleep(1)
+    try:
+        c.sendall(b"{\"parameters\":{\"group\":\"users\",\"placed\":true}}\0")
+    except OSError:
+        pass
+    c.close()
+while True:
+    c, _ = s.accept()
+    threading.Thread(target=serve, args=(c,), daemon=True).start()
+' "$tmp/slow.sock" "$tmp/calls" &
+slow=$!
+for _ in $(seq 50); do [ -S "$tmp/slow.sock" ] && break; sleep 0.1; done
+: > "$tmp/calls"
+service slowopen "socket=$tmp/slow.sock" timeout=300
+run slowopen
+result "late-answer-open-leaves-after-fork" 0 '^open: Success' "$rc" "$out" \
+	"$(c=$(calls); [ "$c" = "io.coresched.OpenSession io.coresched.LeaveSession " ] || echo "calls: $c")"
+service slowclosed "socket=$tmp/slow.sock" timeout=300 fail=closed
+run slowclosed
+result "late-answer-closed-leaves-at-once" 2 '^open: Cannot make' "$rc" "$out" \
+	"$(c=$(calls); [ "$c" = "io.coresched.OpenSession io.coresched.LeaveSession " ] || echo "calls: $c")"
+kill "$slow" 2>/dev/null
+wait "$slow" 2>/dev/null || :

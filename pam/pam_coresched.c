@@ -20,6 +20,7 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
+#include <sys/time.h>
 #include <sys/un.h>
 #include <syslog.h>
 #include <time.h>
@@ -59,7 +60,9 @@ static struct {
 
 /* ---- a varlink call: one request, one NUL-terminated reply ---- */
 
-enum call_result { CALL_OK, CALL_ERROR, CALL_UNREACHABLE };
+/* CALL_LOST: the request went out in full but no answer came (timeout,
+ * reset): the daemon may have acted on it all the same. */
+enum call_result { CALL_OK, CALL_ERROR, CALL_UNREACHABLE, CALL_LOST };
 
 static long long now_ms(void)
 {
@@ -69,9 +72,13 @@ static long long now_ms(void)
 	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
-static int connect_to(const char *path)
+/* A daemon that does not accept (stopped, or stuck with its backlog
+ * full) blocks connect() on a unix socket with no end: the send timeout
+ * bounds it (and the sends after it). */
+static int connect_to(const char *path, int timeout_ms)
 {
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	struct timeval tv = { .tv_sec = timeout_ms / 1000, .tv_usec = (timeout_ms % 1000) * 1000 };
 	int fd;
 
 	if (strlen(path) >= sizeof(sa.sun_path))
@@ -80,8 +87,9 @@ static int connect_to(const char *path)
 	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	if (fd < 0)
 		return -errno;
-	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
-		int r = -errno;
+	if (setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv)) < 0 ||
+	    connect(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
+		int r = errno == EAGAIN || errno == EWOULDBLOCK ? -ETIMEDOUT : -errno;
 
 		close(fd);
 		return r;
@@ -94,7 +102,8 @@ static enum call_result call(const char *path, int timeout_ms, const char *req, 
 {
 	long long deadline = now_ms() + timeout_ms;
 	size_t len = strlen(req) + 1, off = 0;
-	int fd = connect_to(path);
+	int fd = connect_to(path, timeout_ms);
+	bool sent = false;
 
 	*ret_errno = 0;
 	buf[0] = 0;
@@ -107,10 +116,14 @@ static enum call_result call(const char *path, int timeout_ms, const char *req, 
 
 		if (n < 0 && errno == EINTR)
 			continue;
-		if (n < 0)
+		if (n < 0) {
+			if (errno == EAGAIN || errno == EWOULDBLOCK)
+				errno = ETIMEDOUT;
 			goto broken;
+		}
 		off += (size_t)n;
 	}
+	sent = true;
 	for (off = 0;;) {
 		struct pollfd p = { .fd = fd, .events = POLLIN };
 		long long left = deadline - now_ms();
@@ -149,7 +162,7 @@ static enum call_result call(const char *path, int timeout_ms, const char *req, 
 broken:
 	*ret_errno = errno;
 	close(fd);
-	return CALL_UNREACHABLE;
+	return sent ? CALL_LOST : CALL_UNREACHABLE;
 }
 
 static enum call_result open_session_call(char *buf, size_t size, int *ret_errno)
@@ -178,7 +191,16 @@ static void before_fork(void)
 
 	if (!S.armed || S.create || S.placed || getpid() != S.opener)
 		return;
-	S.placed = open_session_call(buf, sizeof(buf), &e) == CALL_OK && pam_args_json_true(buf, "placed");
+	switch (open_session_call(buf, sizeof(buf), &e)) {
+	case CALL_OK:
+		S.placed = pam_args_json_true(buf, "placed");
+		break;
+	case CALL_LOST: /* maybe placed: leave after the fork all the same */
+		S.placed = true;
+		break;
+	default:
+		break;
+	}
 }
 
 /* In the opener, after the fork: the child has the cookie; the opener
@@ -230,8 +252,17 @@ static int arm(pam_handle_t *pamh)
 
 /* ---- the session ---- */
 
-/* PID 1's child that has not exec'd yet: systemd opening a PAMName=
- * session for a service it is about to exec. */
+static bool ends_with(const char *s, size_t n, const char *suffix)
+{
+	size_t m = strlen(suffix);
+
+	return n >= m && memcmp(s + n - m, suffix, m) == 0;
+}
+
+/* PID 1's child that has not exec'd yet, and PID 1 is systemd: systemd
+ * opening a PAMName= session for a service it is about to exec. Only
+ * systemd: in a container whose PID 1 is the opener's own program (sshd
+ * -D), the monitor is such a child too, and must not keep the user's key. */
 static bool opener_execs(void)
 {
 	char self[4096], init[4096];
@@ -241,7 +272,10 @@ static bool opener_execs(void)
 		return false;
 	a = readlink("/proc/self/exe", self, sizeof(self) - 1);
 	b = readlink("/proc/1/exe", init, sizeof(init) - 1);
-	return a > 0 && b > 0 && a == b && memcmp(self, init, (size_t)a) == 0;
+	if (a <= 0 || b <= 0 || a != b || memcmp(self, init, (size_t)a) != 0)
+		return false;
+	/* " (deleted)": systemd upgraded, not re-executed yet */
+	return ends_with(self, (size_t)a, "/systemd") || ends_with(self, (size_t)a, "/systemd (deleted)");
 }
 
 static int user_ids(pam_handle_t *pamh, uid_t *ret_uid, gid_t *ret_gid)
@@ -324,6 +358,21 @@ EXPORT int pam_sm_open_session(pam_handle_t *pamh, int flags, int argc, const ch
 	switch (open_session_call(buf, sizeof(buf), &e)) {
 	case CALL_UNREACHABLE:
 		return unreachable(pamh, &a, execs, e);
+	case CALL_LOST:
+		r = unreachable(pamh, &a, execs, e);
+		if (execs)
+			return r;
+		/* The daemon may have placed the opener all the same, too late
+		 * to answer: hand it back after its fork, or now when the
+		 * session fails (a LeaveSession for an opener it did not place
+		 * changes nothing). */
+		if (r != PAM_SUCCESS || arm(pamh) < 0) {
+			(void)leave_session_call(buf, sizeof(buf), &e);
+			S.armed = false;
+			return r != PAM_SUCCESS ? r : a.fail == PAM_FAIL_CLOSED ? PAM_SESSION_ERR : PAM_SUCCESS;
+		}
+		S.placed = true;
+		return r;
 	case CALL_ERROR:
 		pam_args_json_string(buf, "error", what, sizeof(what));
 		pam_syslog(pamh, a.fail == PAM_FAIL_CLOSED ? LOG_ERR : LOG_WARNING,
@@ -378,7 +427,7 @@ EXPORT int pam_sm_acct_mgmt(pam_handle_t *pamh, int flags, int argc, const char 
 	}
 	if (a.fail != PAM_FAIL_CLOSED)
 		return PAM_IGNORE;
-	fd = connect_to(a.socket);
+	fd = connect_to(a.socket, a.timeout_ms);
 	if (fd < 0) {
 		pam_syslog(pamh, LOG_ERR, "coreschedd is not reachable at %s (%s): refusing the login (fail=closed)",
 			   a.socket, strerror(-fd));

@@ -38,16 +38,24 @@ check bad-policy 1 "io.coresched.policy='share' is neither 'isolate' nor 'truste
 	"$ok,\"annotations\":{\"io.coresched.policy\":\"share\"}}"
 check no-such-pid 1 'container web: PID 2147483646 does not exist' '{"id":"web","pid":2147483646}'
 # Fail mode closed refuses a container only where a cookie could isolate
-# it; on a kernel without core scheduling (this host's, usually) nothing
-# could, and refusing would stop every container: it starts, and says so.
+# it; on a kernel without core scheduling (this host's, usually) or without
+# SMT for good nothing could, and refusing would stop every container: it
+# starts, and says so. SMT switched off at run time can be switched on
+# again: that still refuses.
 "$cs" get >/dev/null 2>&1; has_sc=$? # 3: no CONFIG_SCHED_CORE, 4: no SMT
-if [ $has_sc != 3 ] && [ $has_sc != 4 ]; then
+smt=$(cat /sys/devices/system/cpu/smt/control 2>/dev/null)
+case $has_sc:$smt in
+3:*) nothing_isolates='this kernel has no core scheduling \(CONFIG_SCHED_CORE\)' ;;
+4:notsupported|4:notimplemented|4:forceoff) nothing_isolates='SMT is absent or forced off' ;;
+*) nothing_isolates= ;;
+esac
+if [ -z "$nothing_isolates" ]; then
 	check closed-refuses 1 \
 		'coreschedd is not running and fail mode is closed: refusing to start container web untagged' "$ok}"
 	check closed-is-default-explicit 1 'refusing to start container web untagged' "$ok}" --fail-mode closed
 else
 	check closed-no-core-scheduling-starts 0 \
-		'coreschedd is not running, and this kernel has no core scheduling \(CONFIG_SCHED_CORE\): no cookie could isolate container web; starting it untagged' "$ok}"
+		"coreschedd is not running, and $nothing_isolates: no cookie could isolate container web; starting it untagged" "$ok}"
 	check closed-explicit-no-core-scheduling-starts 0 'starting it untagged' "$ok}" --fail-mode closed
 fi
 # Open: a fresh cookie where the kernel has core scheduling, else a warning;
@@ -67,9 +75,9 @@ s = socket.socket(socket.AF_UNIX); s.bind(sys.argv[1]); s.listen(8)
 time.sleep(60)' "$work/mute.sock" & listener=$!
 for _ in $(seq 50); do [ -S "$work/mute.sock" ] && break; sleep 0.1; done
 export CORESCHED_SOCKET=$work/mute.sock
-if [ $has_sc != 3 ] && [ $has_sc != 4 ]; then
+if [ -z "$nothing_isolates" ]; then
 	check timeout-closed 1 'coreschedd did not answer within 300 ms and fail mode is closed' "$ok}" --timeout 300
 else
-	check timeout-closed-no-core-scheduling 0 'coreschedd did not answer within 300 ms, and this kernel has no core scheduling' "$ok}" --timeout 300
+	check timeout-closed-no-core-scheduling 0 "coreschedd did not answer within 300 ms, and $nothing_isolates" "$ok}" --timeout 300
 fi
 check timeout-open 0 "$untagged" "$ok}" --timeout 300 --fail-mode open

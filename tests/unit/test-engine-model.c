@@ -1474,6 +1474,78 @@ static void test_session(void)
 	}
 }
 
+/* The usual opener: sshd, which no group claims. Handed back to the
+ * rules, it goes back to cookie 0: it must not keep the user's. */
+static void test_session_unclaimed_opener(void)
+{
+	struct engine_place leave = { .pidfd = -1, .origin = ORIGIN_NONE, .rules = true };
+	struct engine_place open = { .pidfd = -1, .group = "users", .key = "1000", .origin = ORIGIN_SESSION };
+	struct fproc *o, *c;
+	sc_cookie uc;
+
+	e = scenario("[Group users]\nMatchUser=1000\nPer=user\n");
+	if (!e)
+		return;
+	o = spawn("/usr/sbin/sshd", 0);
+	deliver(n_events);
+	CHECK(cookie_of(o) == 0);
+	open.pid = leave.pid = o->pid;
+	CHECK(engine_place(e, &open) == 0);
+	uc = cookie_of(o);
+	CHECK(uc != 0);
+	op_fork(o);
+	c = proc_of(next_pid - 1);
+	deliver(n_events);
+	CHECK(engine_place(e, &leave) == 0);
+	deliver(n_events);
+	CHECK(cookie_of(o) == 0);
+	CHECK(c && cookie_of(c) == uc);
+	e = engine_free(e);
+}
+
+/* A program the rules give a group of its own, run from a session: the
+ * session only starts the user in the user's key; what the user's shell
+ * execs later is judged by the rules as it would be without the module. */
+static void test_session_child_execs_claimed(void)
+{
+	struct engine_place leave = { .pidfd = -1, .origin = ORIGIN_NONE, .rules = true };
+	struct engine_place open = { .pidfd = -1, .group = "users", .key = "1000", .origin = ORIGIN_SESSION };
+	struct fproc *o, *c, *g;
+	struct task *t;
+	sc_cookie uc;
+
+	e = scenario("[Group users]\nMatchUser=1000\nPer=user\n[Group sandbox]\nMatchExe=/usr/bin/untrusted\nPer=process\n");
+	if (!e)
+		return;
+	o = spawn("/usr/sbin/sshd", 0);
+	deliver(n_events);
+	open.pid = leave.pid = o->pid;
+	CHECK(engine_place(e, &open) == 0);
+	uc = cookie_of(o);
+	op_fork(o);
+	c = proc_of(next_pid - 1);
+	deliver(n_events);
+	CHECK(engine_place(e, &leave) == 0);
+	if (!c)
+		return;
+	c->uid = 1000;
+	emit(PROCMON_UID, c, c->pid, NULL);
+	exec_as(c, "/bin/bash");
+	deliver(n_events);
+	CHECK(cookie_of(c) == uc);
+	op_fork(c);
+	g = proc_of(next_pid - 1);
+	deliver(n_events);
+	if (!g)
+		return;
+	exec_as(g, "/usr/bin/untrusted");
+	deliver(n_events);
+	t = engine_task(e, g->pid);
+	CHECK(t && t->key && strcmp(t->key->group, "sandbox") == 0);
+	CHECK(cookie_of(g) != uc && cookie_of(g) != 0);
+	e = engine_free(e);
+}
+
 int main(void)
 {
 	log_set_max_level(LOG_CRIT);
@@ -1484,6 +1556,8 @@ int main(void)
 	RUN(test_exposure);
 	RUN(test_exposure_members);
 	RUN(test_session);
+	RUN(test_session_unclaimed_opener);
+	RUN(test_session_child_execs_claimed);
 	RUN(test_model);
 	UNIT_EXIT();
 }

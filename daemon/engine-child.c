@@ -10,9 +10,15 @@
 
 #include "engine-internal.h"
 
-/* The origin a fork child takes from its parent. */
+/* The origin a fork child takes from its parent. A session's opener was
+ * placed for its user by the rules on users and groups: what the session
+ * starts is the rules' as well, judged again at each exec as it would be
+ * without the session module (a program another group claims goes there),
+ * only without the wait for the exec event. */
 static enum origin child_origin(enum origin o)
 {
+	if (o == ORIGIN_SESSION)
+		return ORIGIN_RULE;
 	if (engine_origin_explicit(o))
 		return ORIGIN_INHERITED;
 	return o == ORIGIN_ADOPTED ? ORIGIN_RULE : o;
@@ -39,7 +45,7 @@ static bool inherit_prev(struct engine *e, struct task *t, const struct task *p)
 		return false;
 	if (t->key->per == PER_PROCESS && t->key->cookie == 0 && t->cookie && t->cookie != COOKIE_UNKNOWN)
 		table_key_cookie(e, t->key, t->cookie);
-	table_set_origin(e, t, ORIGIN_INHERITED);
+	table_set_origin(e, t, p->prev_session ? child_origin(ORIGIN_SESSION) : ORIGIN_INHERITED);
 	t->placer = p->placer;
 	t->unsettled = engine_ensure(e, t, false) < 0;
 	return true;

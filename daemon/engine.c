@@ -613,6 +613,7 @@ static int place(struct engine *e, const struct engine_place *req, const struct 
 			e->state_lazy = true;
 		free(t->prev); /* children forked before now inherit what it was */
 		t->prev = engine_origin_explicit(t->origin) && prev_id ? prev_id : NULL;
+		t->prev_session = t->origin == ORIGIN_SESSION;
 		if (t->prev)
 			prev_id = NULL;
 		t->prev_cleared = t->cleared;

@@ -66,6 +66,7 @@ struct task {
 	char *prev;          /* "group/name" of the explicit placement the last request replaced */
 	bool released;       /* let go of by its key: its cookie is to be cleared, not inferred from */
 	bool prev_cleared;   /* it was cleared before the last request */
+	bool prev_session;   /* prev was a session's placement: its children are the rules' */
 	bool stale;          /* an exec or uid change of it came too late to read: the table is out of date */
 	/* The group whose cookie it carried, or was counted for, since its
 	 * exec: nothing more to count for it there (engine-exposure.c). */

@@ -23,7 +23,8 @@ out=$(apt-get purge -y coresched libpam-coresched 2>&1); rc=$?
 if [ $rc -eq 0 ]; then pass apt-purge; else fail apt-purge "apt-get exited $rc: $(echo "$out" | tail -n5)"; fi
 dpkg-query -s coresched >/dev/null 2>&1 && fail not-installed "$(dpkg-query -W -f '${Status}' coresched)" || pass not-installed
 dpkg-query -s libpam-coresched >/dev/null 2>&1 && fail pam-not-installed "$(dpkg-query -W -f '${Status}' libpam-coresched)" || pass pam-not-installed
-expect pam-stacks-clean "$(grep -l pam_coresched /etc/pam.d/common-* 2>/dev/null)" ""
+# The stacks themselves (pam-auth-update keeps its backups as *.pam-old).
+expect pam-stacks-clean "$(grep -l pam_coresched /etc/pam.d/common-auth /etc/pam.d/common-account /etc/pam.d/common-session /etc/pam.d/common-session-noninteractive /etc/pam.d/common-password 2>/dev/null)" ""
 left=
 for f in $owned; do
 	[ -e "$f" ] || [ -L "$f" ] || continue

@@ -60,13 +60,14 @@ ancestor() {
 
 # check NAME FILE OPENER-PID: the probe that wrote FILE started with the
 # user's cookie (set, and its child has it too), the daemon counts it as
-# inherited from a placement, and OPENER, still alive, is not in it.
+# the rules' (a session's processes are judged by the rules at each exec),
+# and OPENER, still alive, is not in it.
 check() {
 	local name=$1 f=$2 opener=$3 p c
 	p=$(field pid "$f"); c=$(field cookie "$f")
 	expect_set "$name-first-instruction" "$c"
 	expect "$name-descendant" "$(sed -n 's/^probe-child: cookie=//p' "$f")" "$c"
-	expect "$name-origin" "$(origin "$p")" inherited
+	expect "$name-origin" "$(origin "$p")" rule
 	expect "$name-user-key" "$(coresched ps -n -o GROUP,KEY "$p" 2>/dev/null | awk '{ print $1, $2 }')" "users 1000"
 	if [ -z "$opener" ] || [ ! -d /proc/$opener ]; then
 		fail "$name-opener-back" "opener '$opener' not found alive"

@@ -1464,7 +1464,7 @@ static void test_session(void)
 		CHECK(engine_counters(e)->untagged_placements == placed);
 		CHECK(cookie_of(c) == uc);
 		t = engine_task(e, c->pid);
-		CHECK(t && t->origin == ORIGIN_INHERITED && t->key && strcmp(t->key->id, "users/1000") == 0);
+		CHECK(t && t->origin == ORIGIN_RULE && t->key && strcmp(t->key->id, "users/1000") == 0);
 		c->uid = 1000;
 		emit(PROCMON_UID, c, c->pid, NULL);
 		exec_as(c, "/bin/bash");
@@ -1514,7 +1514,8 @@ static void test_session_child_execs_claimed(void)
 	struct task *t;
 	sc_cookie uc;
 
-	e = scenario("[Group users]\nMatchUser=1000\nPer=user\n[Group sandbox]\nMatchExe=/usr/bin/untrusted\nPer=process\n");
+	/* the sandbox first: without a session, too, it claims the program */
+	e = scenario("[Group sandbox]\nMatchExe=/usr/bin/untrusted\nPer=process\n[Group users]\nMatchUser=1000\nPer=user\n");
 	if (!e)
 		return;
 	o = spawn("/usr/sbin/sshd", 0);

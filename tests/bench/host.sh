@@ -11,10 +11,10 @@
 #   3c: CPU per exec (matching and not) at a fixed rate, ratio to the floor
 #   4c: the highest exec rate followed with no loss, 1..N spawners
 #   key=value or BENCH_KEY env: cpurate (execs/s asked, 1000), cpusecs
-#   (seconds per storm, 10), cpureps (runs, 5), life (seconds each child of
+#   (seconds per storm, 5), cpureps (runs, 3), life (seconds each child of
 #   the CPU storms lives, 0.1), spawners (N, 2 x CPUs), losssecs (seconds
-#   per storm, 5), lossreps (runs per level, 3). Other keys are ignored:
-#   tests/bench/collect passes the VM's here too.
+#   per storm, 3), lossreps (runs per level, 3). Other keys are ignored:
+#   tests/bench/collect passes the VM's here too. About 2 minutes on 2 CPUs.
 set -uo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
 NCPU=$(nproc)
@@ -27,11 +27,11 @@ for a in "$@"; do
 	esac
 done
 CPURATE=${BENCH_CPURATE:-1000}
-CPUSECS=${BENCH_CPUSECS:-10}
-CPUREPS=${BENCH_CPUREPS:-5}
+CPUSECS=${BENCH_CPUSECS:-5}
+CPUREPS=${BENCH_CPUREPS:-3}
 LIFE=${BENCH_LIFE:-0.1}
 SPAWNERS=${BENCH_SPAWNERS:-$((2 * NCPU))}
-LOSSSECS=${BENCH_LOSSSECS:-5}
+LOSSSECS=${BENCH_LOSSSECS:-3}
 LOSSREPS=${BENCH_LOSSREPS:-3}
 
 note() { echo "bench: $*" >&2; }

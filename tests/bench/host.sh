@@ -239,7 +239,10 @@ bench_host_loss() {
 	     $6 < $3 { print "bench: the floor counted fewer execs than were spawned (" $6 " < " $3 ") with " $8 " losses at " $1 " spawners" }' \
 		"$B/loss" >&2
 	best() { awk -v c="$1" '$c == 0 && $2 > b { b = $2; k = $1 } END { printf "%.0f/s (%d spawners)", b, k }' "$B/loss"; }
+	worst() { awk -v c="$1" '$c > 0 && (w == "" || $2 < w) { w = $2; k = $1 }
+		END { if (w == "") print "none"; else printf "%.0f/s (%d spawners)", w, k }' "$B/loss"; }
 	out "highest rate of a run with no loss: coreschedd $(best 5), floor $(best 8)"
+	out "lowest rate of a run with a loss: coreschedd $(worst 5), floor $(worst 8)"
 	out "$(awk -v n="$NCPU" '$1 == n { r[++c] = $2; dl += $5; fl += $8 }
 		END { if (c) printf "at %d spawners (%d CPUs): %d runs, %.0f-%.0f execs/s, coreschedd losses %d, floor losses %d", n, n, c, r[1], r[c], dl, fl }' \
 		<(sort -k1,1n -k2,2n "$B/loss"))"

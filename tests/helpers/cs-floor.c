@@ -1,9 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/* cs-floor EXE: the floor for event-driven tagging. A bare proc-connector
- * listener that takes a cookie of its own, then for every exec event whose
- * /proc/PID/exe is EXE does one PR_SCHED_CORE SHARE_TO, and nothing else:
- * no task table, no rules, no batching. Prints "ready" once subscribed;
- * on SIGTERM prints what it did to stderr. */
+/* cs-floor [--dry-run] [--rcvbuf BYTES] EXE: the floor for event-driven
+ * tagging. A bare proc-connector listener that takes a cookie of its own,
+ * then for every exec event whose /proc/PID/exe is EXE does one
+ * PR_SCHED_CORE SHARE_TO, and nothing else: no task table, no rules, no
+ * batching. Prints "ready" once subscribed; on SIGTERM prints what it did
+ * to stderr.
+ * --dry-run makes no core-scheduling call at all (no cookie of its own, no
+ * SHARE_TO; a match is only counted): the floor of coreschedd --dry-run,
+ * and what runs on a kernel without core scheduling, where every such call
+ * fails with EINVAL. Without it, a failed CREATE at start is fatal.
+ * --rcvbuf sets the socket's receive buffer as coreschedd's ReceiveBuffer=
+ * does (SO_RCVBUFFORCE); without it the buffer is net.core.rmem_default. */
 #include <errno.h>
 #include <limits.h>
 #include <linux/cn_proc.h>
@@ -11,6 +18,7 @@
 #include <linux/netlink.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -18,7 +26,8 @@
 #include "sched_core.h"
 
 static volatile sig_atomic_t stop;
-static unsigned long n_exec, n_shared, n_failed, n_lost;
+static unsigned long n_exec, n_matched, n_shared, n_failed, n_lost;
+static int dry_run;
 
 static void on_term(int sig)
 {
@@ -26,7 +35,7 @@ static void on_term(int sig)
 	stop = 1;
 }
 
-static int subscribe(void)
+static int subscribe(int rcvbuf)
 {
 	struct sockaddr_nl sa = { .nl_family = AF_NETLINK, .nl_groups = CN_IDX_PROC };
 	struct {
@@ -42,6 +51,10 @@ static int subscribe(void)
 
 	if (fd < 0)
 		return -errno;
+	if (rcvbuf > 0 && setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &rcvbuf, sizeof(rcvbuf)) < 0) {
+		close(fd);
+		return -errno;
+	}
 	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0 || send(fd, &req, sizeof(req), 0) < 0) {
 		close(fd);
 		return -errno;
@@ -61,6 +74,9 @@ static void on_exec(pid_t tgid, const char *exe)
 		return;
 	target[n] = '\0';
 	if (strcmp(target, exe) != 0)
+		return;
+	n_matched++;
+	if (dry_run)
 		return;
 	if (sc_share_to(tgid, SC_SCOPE_THREAD_GROUP) == 0)
 		n_shared++;
@@ -83,20 +99,48 @@ static void handle(const char *buf, ssize_t len, const char *exe)
 	}
 }
 
+static int usage(void)
+{
+	fprintf(stderr, "usage: cs-floor [--dry-run] [--rcvbuf BYTES] EXE\n");
+	return 2;
+}
+
 int main(int argc, char **argv)
 {
 	char buf[16384] __attribute__((aligned(8)));
 	struct sigaction sa = { .sa_handler = on_term };
+	const char *exe = NULL;
+	long rcvbuf = 0;
+	char *end;
 	int fd, r;
 
-	if (argc != 2) {
-		fprintf(stderr, "usage: cs-floor EXE\n");
-		return 2;
+	for (int i = 1; i < argc; i++) {
+		if (strcmp(argv[i], "--dry-run") == 0)
+			dry_run = 1;
+		else if (strcmp(argv[i], "--rcvbuf") == 0 && i + 1 < argc) {
+			rcvbuf = strtol(argv[++i], &end, 10);
+			if (*end || rcvbuf <= 0 || rcvbuf > (1L << 30)) {
+				fprintf(stderr, "cs-floor: --rcvbuf: '%s' is not a size in bytes\n", argv[i]);
+				return 2;
+			}
+		} else if (argv[i][0] == '-' || exe)
+			return usage();
+		else
+			exe = argv[i];
 	}
-	r = sc_create(0, SC_SCOPE_THREAD);
-	fd = r < 0 ? r : subscribe();
+	if (!exe)
+		return usage();
+	if (!dry_run) {
+		r = sc_create(0, SC_SCOPE_THREAD);
+		if (r < 0) {
+			fprintf(stderr, "cs-floor: cannot create a cookie: %s%s\n", strerror(-r),
+				r == -EINVAL || r == -ENODEV ? " (no core scheduling here: --dry-run skips it)" : "");
+			return 1;
+		}
+	}
+	fd = subscribe((int)rcvbuf);
 	if (fd < 0) {
-		fprintf(stderr, "cs-floor: %s\n", strerror(-fd));
+		fprintf(stderr, "cs-floor: cannot subscribe to process events: %s\n", strerror(-fd));
 		return 1;
 	}
 	sigaction(SIGTERM, &sa, NULL);
@@ -109,9 +153,9 @@ int main(int argc, char **argv)
 		if (n < 0 && errno == ENOBUFS)
 			n_lost++;
 		else if (n > 0)
-			handle(buf, n, argv[1]);
+			handle(buf, n, exe);
 	}
-	fprintf(stderr, "cs-floor: %lu execs, %lu shared, %lu failed, %lu losses\n",
-		n_exec, n_shared, n_failed, n_lost);
+	fprintf(stderr, "cs-floor: %lu execs, %lu matched, %lu shared, %lu failed, %lu losses\n",
+		n_exec, n_matched, n_shared, n_failed, n_lost);
 	return 0;
 }

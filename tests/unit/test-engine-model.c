@@ -1313,7 +1313,7 @@ static void test_exposure(void)
 	CHECK(engine_counters(e)->untagged_placements == 2);
 	CHECK(engine_counters(e)->untagged_cpu_ns == 3500000);
 	/* a reload that drops the group drops its counter */
-	engine_set_conf(e, load_text("[Group db]\nMatchExe=/usr/bin/db\n"));
+	conf_free(engine_set_conf(e, load_text("[Group db]\nMatchExe=/usr/bin/db\n")));
 	CHECK(exposure_of("web", &n) == 0 && n == 0);
 	CHECK(exposure_of("db", &n) == 500000);
 	e = engine_free(e);

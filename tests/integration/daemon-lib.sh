@@ -17,7 +17,16 @@ daemon_start() {
 	cleanup_pids="$cleanup_pids $DPID"
 	wait_for test -S "$SOCK" || { fail daemon-start "no control socket; log: $(cat $DLOG)"; return 1; }
 }
-daemon_stop() { kill "$DPID" 2>/dev/null; wait "$DPID" 2>/dev/null; }
+# daemon_stop: SIGTERM and its exit status; a daemon that does not stop
+# cleanly shows the end of its log (a sanitizer's report lands there).
+daemon_stop() {
+	local rc
+	kill "$DPID" 2>/dev/null
+	wait "$DPID" 2>/dev/null
+	rc=$?
+	[ $rc -ne 0 ] && tail -n 25 "$DLOG" | sed "s/^/# $T: coreschedd exited $rc: /"
+	return $rc
+}
 
 # cookie_is PID EXPECTED: wait up to 10 s for PID's cookie to become EXPECTED
 cookie_is() { [ "$(cookie "$1")" = "$2" ]; }

@@ -108,10 +108,13 @@ Per=user
 	if command -v pam-drive >/dev/null && [ -f "$pam" ]; then
 		mkdir -p $B/pam.d
 		echo "session required $pam socket=$SOCK" > $B/pam.d/cs-bench
+		# Not the rule row's program: the rules would claim it at its exec
+		# (as they do in a session), which is that row's measurement.
+		cp $B/bin/probe $B/bin/login-probe
 		: > $B/e-pam
 		i=0
 		while [ $i -lt $N ]; do
-			pam-drive -c $B/pam.d cs-bench tester $B/bin/probe 5000 2>>$B/pam.err |
+			pam-drive -c $B/pam.d cs-bench tester $B/bin/login-probe 5000 2>>$B/pam.err |
 				grep -E '^([0-9.]+ [01]|timeout)$' >> $B/e-pam
 			i=$((i + 1))
 		done

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "containers.h"
 #include "engine-internal.h"
 
 /* The origin a fork child takes from its parent. A session's opener was
@@ -51,9 +52,19 @@ static bool inherit_prev(struct engine *e, struct task *t, const struct task *p)
 	return true;
 }
 
+static bool claimed(const struct engine *e, const struct procinfo *pi)
+{
+	struct match_input in = { pi->exe, pi->comm, pi->uid, pi->gid, pi->cgroup };
+	struct match_result m;
+	const char *g, *k;
+
+	return e->conf && (rules_match(e->conf, &in, &m) > 0 || containers_lookup(pi->cgroup, &g, &k) > 0);
+}
+
 /* Does t run on what it inherited from p: p's key's cookie (or one not
  * known yet), or p's very program? Then it joins p's key. */
-static bool follows(struct engine *e, const struct task *t, const struct task *p, const struct procinfo *pi)
+static bool follows(struct engine *e, const struct task *t, const struct task *p, const struct procinfo *pi,
+		    uint64_t forked_ns)
 {
 	const struct key *k = p ? p->key : NULL;
 
@@ -69,7 +80,17 @@ static bool follows(struct engine *e, const struct task *t, const struct task *p
 	 * was tagged, unless that cookie is an explicit placement's (forked
 	 * before the parent was moved by a request). */
 	k = table_key_by_cookie(e, t->cookie);
-	return !(k && k->n_explicit) && same_program(p, pi);
+	if (k && k->n_explicit)
+		return false;
+	if (same_program(p, pi))
+		return true;
+	/* Another program than the parent's: the child exec'd since the fork
+	 * (its exec event is still to come), or the parent did. If the parent
+	 * ran what the table says since before the fork and no group claims
+	 * the child's program, it is a helper the member ran: it inherited
+	 * the parent's placement and keeps it (sticky isolation). A program a
+	 * group claims is judged on its own, whichever exec'd. */
+	return forked_ns && p->since_ns && p->since_ns < forked_ns && !claimed(e, pi);
 }
 
 /* The key whose cookie t carries, when explicitly placed processes hold (or
@@ -92,13 +113,23 @@ static bool descends_from_placement(struct engine *e, struct task *t)
 	return true;
 }
 
-/* Was t forked before p's last request? By the fork event's time (a scan
- * that meets the child first cannot tell). */
-static bool forked_before_request(const struct task *p, uint64_t forked_ns)
+/* Was t forked before p's last request? By the fork event's time; a scan
+ * that meets the child before its fork event goes by the cookie the child
+ * inherited: the one p had before the request, and no longer has. */
+static bool forked_before_request(const struct task *p, const struct task *t, uint64_t forked_ns)
 {
 	if (!p || !p->placed_ns)
 		return false;
-	return forked_ns && forked_ns < p->placed_ns;
+	if (forked_ns)
+		return forked_ns < p->placed_ns;
+	return t->cookie != COOKIE_UNKNOWN && p->prev_cookie != COOKIE_UNKNOWN && t->cookie == p->prev_cookie &&
+	       t->cookie != p->cookie;
+}
+
+/* Was p cleared when it forked a child before its last request? */
+static bool prev_cleared(const struct task *p, uint64_t forked_ns)
+{
+	return p->prev_cleared && !(p->prev_uncleared_ns && forked_ns > p->prev_uncleared_ns);
 }
 
 /* The kernel copied the cookie the parent had *when it forked*, which may
@@ -113,16 +144,16 @@ static bool forked_before_request(const struct task *p, uint64_t forked_ns)
 void engine_judge_child(struct engine *e, struct task *t, struct task *p, const struct procinfo *pi,
 			uint64_t forked_ns)
 {
-	bool before = forked_before_request(p, forked_ns);
+	bool before = forked_before_request(p, t, forked_ns);
 
 	if (before && p->prev && inherit_prev(e, t, p))
 		return;
-	if (before || !follows(e, t, p, pi)) {
+	if (before || !follows(e, t, p, pi, forked_ns)) {
 		if (descends_from_placement(e, t))
 			return;
 		/* a cleared parent's child stays cleared, from before or since */
 		if (p)
-			t->cleared = before ? p->prev_cleared : p->cleared;
+			t->cleared = before ? prev_cleared(p, forked_ns) : p->cleared;
 		(void)engine_evaluate(e, t, false);
 		return;
 	}
@@ -144,3 +175,81 @@ void engine_judge_child(struct engine *e, struct task *t, struct task *p, const 
 	t->unsettled = engine_ensure(e, t, false) < 0 || p->unsettled;
 }
 
+/* ---- ghosts ----
+ * A child's fork event comes before its parent's exit event, but the
+ * parent can leave the table earlier: a scan that no longer finds it, a
+ * child gone before it could be read. What the child inherits that the
+ * kernel does not show is whether the parent was cleared (cookie 0 either
+ * way); the rest it carries (an explicit key's cookie, kept by its grave)
+ * or runs (the parent's program, judged by the rules). So only a cleared
+ * parent leaves a ghost: the scalars its children are judged by, no key,
+ * no strings. */
+
+static struct task *ghost_find(struct engine *e, pid_t pid)
+{
+	for (unsigned i = 0; i < ENGINE_GHOSTS; i++)
+		if (e->ghosts[i].pid == pid && pid > 0)
+			return &e->ghosts[i];
+	return NULL;
+}
+
+static struct task *ghost_slot(struct engine *e, pid_t pid)
+{
+	struct task *g = ghost_find(e, pid);
+
+	if (!g) {
+		g = &e->ghosts[e->next_ghost];
+		e->next_ghost = (e->next_ghost + 1) % ENGINE_GHOSTS;
+	}
+	*g = (struct task){ .pid = pid, .origin = ORIGIN_NONE, .cookie = COOKIE_UNKNOWN };
+	return g;
+}
+
+void engine_ghost_note(struct engine *e, const struct task *t)
+{
+	struct task *g;
+
+	if (!t->cleared && !t->prev_cleared) {
+		engine_ghost_forget(e, t->pid); /* an earlier process's, under a reused pid */
+		return;
+	}
+	g = ghost_slot(e, t->pid);
+	g->start = t->start;
+	g->cookie = t->cookie;
+	g->cleared = t->cleared;
+	g->prev_cleared = t->prev_cleared;
+	g->prev_uncleared_ns = t->prev_uncleared_ns;
+	g->prev_cookie = t->prev_cookie;
+	g->placed_ns = t->placed_ns;
+}
+
+void engine_ghost_child(struct engine *e, pid_t pid, const struct task *p, uint64_t forked_ns)
+{
+	struct task probe = { .pid = pid, .cookie = COOKIE_UNKNOWN };
+	bool before = forked_before_request(p, &probe, forked_ns);
+
+	if (p && (before ? prev_cleared(p, forked_ns) : p->cleared))
+		ghost_slot(e, pid)->cleared = true;
+	else
+		engine_ghost_forget(e, pid);
+}
+
+struct task *engine_fork_parent(struct engine *e, pid_t ppid)
+{
+	struct task *p = engine_task(e, ppid);
+
+	return p ? p : ghost_find(e, ppid);
+}
+
+void engine_ghost_forget(struct engine *e, pid_t pid)
+{
+	struct task *g = ghost_find(e, pid);
+
+	if (g)
+		*g = (struct task){ 0 };
+}
+
+void engine_ghosts_clear(struct engine *e)
+{
+	memset(e->ghosts, 0, sizeof(e->ghosts));
+}

@@ -20,6 +20,7 @@
  * keeps the key's holder, and with it the object, until it expires, and
  * a value it names can only have come from that key. */
 #define ENGINE_GRAVES 256
+#define ENGINE_GHOSTS 64
 #define ENGINE_GRAVE_TICKS 10
 struct grave {
 	sc_cookie cookie;
@@ -52,10 +53,28 @@ struct engine {
 	void *exit_userdata;
 	struct grave graves[ENGINE_GRAVES];
 	unsigned next_grave;
+	/* Cleared parents gone from the table before their children's fork
+	 * events were taken (engine-child.c). */
+	struct task ghosts[ENGINE_GHOSTS];
+	unsigned next_ghost;
 	uint64_t ticks;
 	struct hashmap *exposure; /* group name -> untagged CPU time (engine-exposure.c) */
 	bool no_exposure;      /* a session's opener going back: not the policy's lag */
 };
+
+/* ---- engine-child.c: what a new process inherits ---- */
+/* t leaves the table while fork events of its children may still be
+ * queued: if it was cleared (or was before its last request), remember
+ * that for them, until its exit event. */
+void engine_ghost_note(struct engine *e, const struct task *t);
+/* A fork child gone before it could be read: its own children inherit
+ * what it inherited from p (NULL: nothing known). */
+void engine_ghost_child(struct engine *e, pid_t pid, const struct task *p, uint64_t forked_ns);
+/* The parent of a fork event: in the table, or a ghost; NULL if neither. */
+struct task *engine_fork_parent(struct engine *e, pid_t ppid);
+/* pid's exit event was taken, or events were lost: forget ghosts. */
+void engine_ghost_forget(struct engine *e, pid_t pid);
+void engine_ghosts_clear(struct engine *e);
 
 #define SYS(e, fn, ...) ((e)->sys->fn((e)->sys->userdata, ##__VA_ARGS__))
 

@@ -89,6 +89,7 @@ static int scan_one(void *userdata, pid_t pid)
 	t->generation = e->generation;
 	/* New to the table between a fork and its event: the fork's rule. */
 	if (r > 0 && !s->adopt) {
+		t->scan_ppid = pi.ppid;
 		engine_judge_child(e, t, engine_task(e, pi.ppid), &pi, 0);
 		if (s->all) { /* a reload: judged by the new rules too */
 			t->cleared = false;
@@ -238,8 +239,10 @@ static void drop_unseen(struct engine *e)
 	void **v = engine_snapshot(e->tasks, &n);
 
 	for (size_t i = 0; i < n; i++)
-		if (((struct task *)v[i])->generation != e->generation)
+		if (((struct task *)v[i])->generation != e->generation) {
+			engine_ghost_note(e, v[i]); /* its children's forks may be queued */
 			table_drop(e, v[i]);
+		}
 	free(v);
 }
 
@@ -290,6 +293,7 @@ int engine_resync(struct engine *e)
 {
 	e->c.lost++;
 	e->c.resyncs++;
+	engine_ghosts_clear(e); /* their exit events may be among the lost */
 	log_notice("Events were lost: rescanning every process");
 	return engine_scan(e, false, true);
 }

@@ -377,6 +377,8 @@ int table_upsert(struct engine *e, const struct procinfo *pi, struct task **ret,
 	snprintf(t->comm, sizeof(t->comm), "%s", pi->comm);
 	if (set_str(&t->exe, pi->exe, &changed) < 0 || set_str(&t->cgroup, pi->cgroup, &changed) < 0)
 		return -ENOMEM; /* the task stays, unsettled: the caller retries */
+	if (changed)
+		t->since_ns = 0; /* changed, and when is the event's to say */
 	/* The kernel's word, not an assumption; a failed read stays unknown. */
 	r = SYS(e, cookie_get, t->pid, &t->cookie);
 	if (r < 0) {

@@ -383,7 +383,7 @@ void engine_note_unexamined(struct engine *e, pid_t pid, int r)
  * pidfd open: if the process is still alive afterwards, the pid named it
  * throughout (a live process cannot be replaced). Returns what kept pid
  * from being examined; engine_evaluate() reports its own failures. */
-static int handle_process(struct engine *e, pid_t pid, bool new_program)
+static int handle_process(struct engine *e, pid_t pid, bool new_program, uint64_t event_ns)
 {
 	struct procinfo pi;
 	struct task *t;
@@ -398,19 +398,25 @@ static int handle_process(struct engine *e, pid_t pid, bool new_program)
 	r = SYS(e, read, pid, &pi);
 	if (r >= 0 && !pi.kernel_thread) {
 		r = table_upsert(e, &pi, &t, &changed);
-		/* New to the table (its fork went unseen, or the event was an
-		 * earlier process's under a reused pid): first what it inherited
-		 * from its parent, as for a fork, then the rules. */
+		/* New to the table: its fork event is still to come, so the
+		 * event was an earlier process's under a reused pid (or the fork
+		 * was lost, and a rescan follows). It is judged as a fork child,
+		 * by what it inherited; it has not been seen to run a new
+		 * program, so a clear it inherited stands. */
 		if (r > 0)
 			engine_judge_child(e, t, engine_task(e, pi.ppid), &pi, 0);
-		if (r >= 0 && new_program) {
+		if (r == 0)
+			t->since_ns = event_ns; /* what it runs now, it runs since the event */
+		if (r == 0 && new_program) {
 			t->cleared = false; /* a new program or user: the rules again */
 			exposure_forget(t);
 		}
 		if (r >= 0)
 			(void)engine_evaluate(e, t, false);
-		if (!SYS(e, pidfd_alive, fd) && (t = engine_task(e, pid)))
+		if (!SYS(e, pidfd_alive, fd) && (t = engine_task(e, pid))) {
+			engine_ghost_note(e, t);
 			table_drop(e, t);
+		}
 	}
 	SYS(e, pidfd_close, fd);
 	return r < 0 ? r : 0;
@@ -418,25 +424,43 @@ static int handle_process(struct engine *e, pid_t pid, bool new_program)
 
 static int on_fork(struct engine *e, const struct procmon_event *ev)
 {
-	struct task *t;
+	struct task *t, *parent;
 	struct procinfo pi;
 	bool changed;
 	int fd, r;
 
 	e->c.forks++;
+	parent = engine_fork_parent(e, ev->parent_tgid);
 	fd = SYS(e, pidfd_open, ev->tgid);
+	r = fd < 0 ? fd : SYS(e, read, ev->tgid, &pi);
+	if (r == -ESRCH) /* gone already: its own children's forks may follow */
+		engine_ghost_child(e, ev->tgid, parent, ev->timestamp_ns);
 	if (fd < 0)
 		return fd;
-	r = SYS(e, read, ev->tgid, &pi);
 	if (r >= 0 && pi.kernel_thread)
 		goto out;
 	if (r >= 0)
 		r = table_upsert(e, &pi, &t, &changed);
-	/* Seen first by a scan or a request: what it said then is fresher. */
-	if (r > 0)
-		engine_judge_child(e, t, engine_task(e, ev->parent_tgid), &pi, ev->timestamp_ns);
-	if (r >= 0 && !SYS(e, pidfd_alive, fd))
+	/* Seen first by a scan or a request: what it said then is fresher,
+	 * unless the scan judged it by another parent (its own had exited:
+	 * it was reparented) and no request has placed it since. */
+	if (r == 0 && t->scan_ppid && (t->scan_ppid != ev->parent_tgid || !t->key) && !t->placed_ns) {
+		table_set_key(e, t, NULL);
+		table_set_origin(e, t, ORIGIN_NONE);
+		r = 1;
+	}
+	if (r > 0) {
+		engine_ghost_forget(e, ev->tgid);
+		if (!t->scan_ppid)
+			t->since_ns = ev->timestamp_ns; /* its parent's program, since the fork */
+		engine_judge_child(e, t, parent, &pi, ev->timestamp_ns);
+	}
+	if (r >= 0)
+		t->scan_ppid = 0;
+	if (r >= 0 && !SYS(e, pidfd_alive, fd)) {
+		engine_ghost_note(e, t);
 		table_drop(e, t);
+	}
 out:
 	SYS(e, pidfd_close, fd);
 	return r < 0 ? r : 0;
@@ -492,6 +516,16 @@ static bool before_request(const struct engine *e, const struct procmon_event *e
 	return t && ev->timestamp_ns && ev->timestamp_ns < t->placed_ns;
 }
 
+/* An exec or uid change older than the request still ended a clear from
+ * before it: a child forked between the two was not cleared. */
+static void unclear_before_request(struct engine *e, const struct procmon_event *ev)
+{
+	struct task *t = engine_task(e, ev->tgid);
+
+	if (ev->kind != PROCMON_COMM && t->prev_cleared && !t->prev_uncleared_ns)
+		t->prev_uncleared_ns = ev->timestamp_ns;
+}
+
 void engine_on_event(struct engine *e, const struct procmon_event *ev)
 {
 	struct task *t;
@@ -511,9 +545,11 @@ void engine_on_event(struct engine *e, const struct procmon_event *ev)
 	case PROCMON_UID:
 	case PROCMON_GID:
 	case PROCMON_COMM:
-		if (before_request(e, ev))
+		if (before_request(e, ev)) {
+			unclear_before_request(e, ev);
 			break;
-		r = handle_process(e, ev->tgid, ev->kind != PROCMON_COMM);
+		}
+		r = handle_process(e, ev->tgid, ev->kind != PROCMON_COMM, ev->timestamp_ns);
 		/* Gone before it could be read: its children, whose fork events
 		 * follow, must not inherit what the table still says of it. */
 		if (r == -ESRCH && ev->kind != PROCMON_COMM && (t = engine_task(e, ev->tgid)))
@@ -522,6 +558,8 @@ void engine_on_event(struct engine *e, const struct procmon_event *ev)
 	case PROCMON_EXIT:
 		if (!before_request(e, ev)) /* the request saw it alive after this */
 			on_exit_(e, ev);
+		if (ev->pid == ev->tgid) /* its children's forks came before this */
+			engine_ghost_forget(e, ev->tgid);
 		break;
 	}
 	if (r < 0)
@@ -617,6 +655,9 @@ static int place(struct engine *e, const struct engine_place *req, const struct 
 		if (t->prev)
 			prev_id = NULL;
 		t->prev_cleared = t->cleared;
+		t->prev_uncleared_ns = 0;
+		if (SYS(e, cookie_get, t->pid, &t->prev_cookie) < 0)
+			t->prev_cookie = COOKIE_UNKNOWN;
 		table_set_origin(e, t, req->origin);
 		t->placer = req->placer;
 		t->placed_ns = SYS(e, now_ns);

@@ -66,6 +66,10 @@ struct task {
 	char *prev;          /* "group/name" of the explicit placement the last request replaced */
 	bool released;       /* let go of by its key: its cookie is to be cleared, not inferred from */
 	bool prev_cleared;   /* it was cleared before the last request */
+	uint64_t prev_uncleared_ns; /* ...until an exec or uid change older than the request (0: none) */
+	sc_cookie prev_cookie; /* the kernel's cookie for it just before the last request */
+	pid_t scan_ppid;     /* met by a scan before its fork event: the parent it was judged by */
+	uint64_t since_ns;   /* runs its program, as its user, since this event (0: not known) */
 	bool prev_session;   /* prev was a session's placement: its children are the rules' */
 	bool stale;          /* an exec or uid change of it came too late to read: the table is out of date */
 	/* The group whose cookie it carried, or was counted for, since its

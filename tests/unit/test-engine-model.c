@@ -650,7 +650,7 @@ static void op_exec(struct fproc *p)
 	/* The daemon reads a process when it handles its event: a state in
 	 * between two undelivered changes is never seen; nor what a child of
 	 * a Per=process rule was before it exec'd, if its fork is undelivered. */
-	if (p->pending_change || (p->fork_pending && p->ruled))
+	if (p->pending_change || (p->fork_pending && p->ruled && p->eper == PER_PROCESS))
 		unobservable(p);
 	c = p->th[j].cookie;
 	/* Every other thread dies; a non-leader that execs takes the pid. */
@@ -716,7 +716,7 @@ static void op_thread_exit(struct fproc *p)
 
 static void op_setuid(struct fproc *p)
 {
-	if (p->pending_change || (p->fork_pending && p->ruled))
+	if (p->pending_change || (p->fork_pending && p->ruled && p->eper == PER_PROCESS))
 		unobservable(p);
 	p->uid = uids[rnd(4)];
 	oracle_judge(p);
@@ -1547,6 +1547,158 @@ static void test_session_child_execs_claimed(void)
 	e = engine_free(e);
 }
 
+/* The last process forked, of parent p. */
+static struct fproc *fork_of(struct fproc *p)
+{
+	op_fork(p);
+	return proc_of(next_pid == PID_MIN ? PID_MIN + PID_RANGE - 1 : next_pid - 1);
+}
+
+static bool has_group(pid_t pid, const char *group)
+{
+	const struct task *t = engine_task(e, pid);
+
+	return t && t->key && strcmp(t->key->group, group) == 0;
+}
+
+/* A clear, a uid change the daemon has not taken yet, a second clear: a
+ * child forked between the uid change and the second clear was not
+ * cleared (the uid change ended the first clear), one forked before the
+ * uid change was. */
+static void test_clear_ended_before_request(void)
+{
+	struct fproc *p, *before, *between;
+
+	e = scenario("[Group sandbox]\nMatchExe=/usr/bin/sandbox\nPer=process\n");
+	if (!e)
+		return;
+	p = spawn("/usr/bin/sandbox", 1000);
+	deliver(n_events);
+	CHECK(p && cookie_of(p) != 0);
+	CHECK(engine_clear(e, p->pid) == 0);
+	before = fork_of(p);
+	p->uid = 1001;
+	emit(PROCMON_UID, p, p->pid, NULL);
+	between = fork_of(p);
+	CHECK(engine_clear(e, p->pid) == 0);
+	deliver(n_events);
+	CHECK(before && cookie_of(before) == 0 && !has_group(before->pid, "sandbox"));
+	CHECK(between && cookie_of(between) != 0 && has_group(between->pid, "sandbox"));
+	CHECK(cookie_of(p) == 0);
+	e = engine_free(e);
+}
+
+/* An exec event of a process that has exited, taken after its pid went to
+ * a cleared parent's new child: the child has run no new program and
+ * stays cleared. */
+static void test_exec_of_earlier_process(void)
+{
+	struct fproc *p, *old, *c;
+	pid_t pid;
+
+	e = scenario("[Group web]\nMatchExe=/usr/bin/web\n");
+	if (!e)
+		return;
+	p = spawn("/usr/bin/web", 1000);
+	old = spawn("/bin/sh", 1000);
+	deliver(n_events);
+	CHECK(p && old && cookie_of(p) != 0);
+	CHECK(engine_clear(e, p->pid) == 0);
+	pid = old->pid;
+	exec_as(old, "/usr/bin/helper");
+	op_exit(old);
+	next_pid = pid; /* the next fork reuses it */
+	c = fork_of(p);
+	CHECK(c && c->pid == pid);
+	deliver(n_events);
+	CHECK(c && cookie_of(c) == 0 && !has_group(c->pid, "web"));
+	e = engine_free(e);
+}
+
+/* A scan meets a child before its fork event: the cookie it inherited
+ * tells that it forked before its parent's placement, so it keeps what
+ * the parent was then (no key), not the placement. */
+static void test_scan_meets_child_forked_before_request(void)
+{
+	struct fproc *p, *c;
+
+	e = scenario("[Group vm]\nPer=process\n");
+	if (!e)
+		return;
+	p = spawn("/usr/bin/helper", 0);
+	deliver(n_events);
+	c = fork_of(p);
+	CHECK(p && engine_assign(e, p->pid, "vm", NULL, ORIGIN_ASSIGN) == 0);
+	CHECK(cookie_of(p) != 0);
+	engine_scan(e, false, true);
+	deliver(n_events);
+	CHECK(c && cookie_of(c) == 0 && !has_group(c->pid, "vm"));
+	e = engine_free(e);
+}
+
+/* A cleared parent forks and exits; the daemon loses it from its table
+ * (a scan) before it takes the fork event, and a grandchild is forked by
+ * a child that exits before it can be read: all stay cleared, where the
+ * rules alone would tag them. */
+static void test_cleared_parent_gone_before_fork_event(void)
+{
+	struct fproc *p, *c, *mid, *g;
+
+	e = scenario("[Group web]\nMatchExe=/usr/bin/web\n");
+	if (!e)
+		return;
+	p = spawn("/usr/bin/web", 1000);
+	deliver(n_events);
+	CHECK(p && cookie_of(p) != 0);
+	CHECK(engine_clear(e, p->pid) == 0);
+	c = fork_of(p);
+	mid = fork_of(p);
+	g = mid ? fork_of(mid) : NULL;
+	if (mid)
+		op_exit(mid);
+	op_exit(p);
+	engine_scan(e, false, true); /* meets c and g reparented, p gone */
+	deliver(n_events);
+	CHECK(c && cookie_of(c) == 0 && !has_group(c->pid, "web"));
+	CHECK(g && cookie_of(g) == 0 && !has_group(g->pid, "web"));
+	/* a web process no one cleared still gets its cookie */
+	c = spawn("/usr/bin/web", 1000);
+	deliver(n_events);
+	CHECK(c && cookie_of(c) != 0 && has_group(c->pid, "web"));
+	e = engine_free(e);
+}
+
+/* A member forks before the daemon tags it (the fork race), and the child
+ * runs an unmatched helper before the daemon has looked at either: the
+ * child inherited its parent's placement at the fork and keeps it (sticky
+ * isolation), whether the daemon takes the fork event first or a scan
+ * meets the child first. */
+static void test_fork_race_then_helper(void)
+{
+	for (int scan_first = 0; scan_first < 2; scan_first++) {
+		struct fproc *p, *c;
+
+		e = scenario("[Group web]\nMatchExe=/usr/bin/web\n");
+		if (!e)
+			return;
+		p = spawn("/usr/bin/web", 1000);
+		c = p ? fork_of(p) : NULL;
+		if (!c)
+			break;
+		exec_as(c, "/usr/bin/helper");
+		if (scan_first) {
+			deliver(1); /* the parent's fork and exec... */
+			deliver(1);
+			engine_scan(e, false, true); /* ...then a scan meets the child */
+		}
+		deliver(n_events);
+		CHECK(cookie_of(p) != 0);
+		CHECK(cookie_of(c) == cookie_of(p));
+		CHECK(has_group(c->pid, "web"));
+		e = engine_free(e);
+	}
+}
+
 int main(void)
 {
 	log_set_max_level(LOG_CRIT);
@@ -1559,6 +1711,11 @@ int main(void)
 	RUN(test_session);
 	RUN(test_session_unclaimed_opener);
 	RUN(test_session_child_execs_claimed);
+	RUN(test_clear_ended_before_request);
+	RUN(test_exec_of_earlier_process);
+	RUN(test_scan_meets_child_forked_before_request);
+	RUN(test_cleared_parent_gone_before_fork_event);
+	RUN(test_fork_race_then_helper);
 	RUN(test_model);
 	UNIT_EXIT();
 }

@@ -64,7 +64,7 @@ PROGS := $(B)/coresched $(B)/coreschedd $(B)/coresched-runtime $(B)/pam_coresche
 PAM_SRCS := $(wildcard pam/*.c)
 
 .PRECIOUS: $(B)/%.o
-.PHONY: all progs check check-host check-vm bench fuzz fault clean install uninstall deps demo deb
+.PHONY: all progs check check-host check-vm bench bench-plot fuzz fault clean install uninstall deps demo deb
 all: $(PROGS) $(HELPER_BINS) fault
 progs: $(PROGS)
 
@@ -131,6 +131,10 @@ check-vm: all
 
 bench: all $(B)/bench/bench-match $(B)/bench/bench-event
 	tests/bench/collect
+
+# The pictures again, from the samples the last `make bench` left.
+bench-plot:
+	tests/bench/plot $(B)/bench/data
 
 demo: all
 	tests/vm/run --demo

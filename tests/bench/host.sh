@@ -15,6 +15,8 @@
 #   the CPU storms lives, 0.1), spawners (N, 2 x CPUs), losssecs (seconds
 #   per storm, 3), lossreps (runs per level, 3). Other keys are ignored:
 #   tests/bench/collect passes the VM's here too. About 2 minutes on 2 CPUs.
+# 4c also keeps its runs, one a line, in build/bench/data/loss.txt for
+# tests/bench/plot.
 set -uo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
 NCPU=$(nproc)
@@ -214,6 +216,18 @@ loss_run() {
 	rm -f "$B"/storm.[0-9]*
 }
 
+# loss_save: the runs of 4c, with what produced them, for tests/bench/plot.
+loss_save() {
+	local data=$top/build/bench/data
+	mkdir -p "$data" || return
+	{
+		echo "# run: commit $(git -C "$top" rev-parse --short HEAD 2>/dev/null), host dry run, $NCPU cpus, kernel $(uname -r), $(date -u '+%Y-%m-%d %H:%M UTC')"
+		echo "# sizes: spawners=$SPAWNERS losssecs=$LOSSSECS lossreps=$LOSSREPS rcvbuf=$RCVBUF"
+		echo "# spawners rate spawned coreschedd_execs coreschedd_losses floor_execs floor_matched floor_losses"
+		cat "$B/loss"
+	} > "$data/loss.txt"
+}
+
 bench_host_loss() {
 	out ""
 	out "== 4c. exec rate followed without loss, host, dry run (coreschedd --dry-run and cs-floor --dry-run, both with"
@@ -235,6 +249,7 @@ bench_host_loss() {
 			"$(med 6)" "$(sum 8)")"
 	done
 	dstop
+	loss_save
 	awk '$4 < $3 { print "bench: coreschedd counted fewer execs than were spawned (" $4 " < " $3 ") with " $5 " losses at " $1 " spawners" }
 	     $6 < $3 { print "bench: the floor counted fewer execs than were spawned (" $6 " < " $3 ") with " $8 " losses at " $1 " spawners" }' \
 		"$B/loss" >&2

@@ -10,6 +10,7 @@ window_pair() {
 	storm_start "$RATE" /bin/true
 	probes $B/w-$tag-storm 5000 "$@"
 	storm_stop
+	echo "storm-$tag: $STORM_RATE" >> $B/run.txt
 	row "$label, storm ${STORM_RATE}/s" $B/w-$tag-storm
 }
 

@@ -12,6 +12,7 @@ cp /tests/conf-shipped/rules.d/60-containers.conf "$CFG/rules.d/"
 cat > "$CFG/coreschedd.conf" <<EOF2
 [Daemon]
 IdleTimeoutSec=3
+ControlGroup=root
 [Group open]
 MatchComm=opennomatch
 AllowUsers=tester
@@ -137,3 +138,37 @@ for u in 2001 2002 2003 2004 2005 2006 2007 2008 2009; do
 done
 expect idle-shared-slots "$((72 - refused))" 56
 expect idle-all-dropped "$dropped $kept" "56 0"
+
+# ---- (e) a pid reused between connect and request grants nothing ----
+# tester connects, and the connecting process exits; its pid goes to a
+# process of root's (group root: ControlGroup=, privileged); tester's
+# connection, held by a child, then asks to be run in tester's group and
+# to reload. Judged by what was known at connect: Run places no one (the
+# caller is gone), Reload is refused; root's process keeps cookie 0.
+rm -f /tmp/reuse-go /tmp/reuse.out
+cs-runas 1000 1000 $H/cs-reuse "$SOCK" /tmp/reuse-go \
+	'{"method":"io.coresched.Run","parameters":{"group":"open"}}' \
+	'{"method":"io.coresched.Reload","parameters":{}}' > /tmp/reuse.out 2>&1 &
+gone=$!
+wait "$gone"
+reused=""
+for try in 1 2 3 4 5 6 7 8; do
+	echo $((gone - 1)) > /proc/sys/kernel/ns_last_pid
+	$H/cs-hold 100 &
+	r=$!
+	if [ "$r" = "$gone" ]; then reused=$r; cleanup_pids="$cleanup_pids $r"; break; fi
+	kill "$r"; wait "$r" 2>/dev/null
+done
+if [ -z "$reused" ]; then
+	skip reuse "pid $gone could not be given to another process"
+else
+	expect reuse-connector-pid "$(head -n1 /tmp/reuse.out)" "$gone"
+	touch /tmp/reuse-go
+	wait_for [ "$(wc -l < /tmp/reuse.out)" -ge 3 ]
+	run=$(sed -n 2p /tmp/reuse.out) reload=$(sed -n 3p /tmp/reuse.out)
+	assigned=$(printf '%s\n' "$run" | sed -n 's/.*"assigned": *\[\([^]]*\)\].*/\1/p' | tr -d ' ')
+	has reuse-run-answered "$run" '"(error|parameters)"'
+	expect reuse-run-assigned-none "$assigned" ""
+	expect reuse-root-process-untouched "$(cookie "$reused")" 0x0
+	has reuse-reload-refused "$reload" '"error":"io.coresched.PermissionDenied"'
+fi

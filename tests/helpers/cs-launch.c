@@ -1,0 +1,31 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* cs-launch COMMAND [ARG...]: give itself a new cookie and become COMMAND,
+ * as util-linux's `coresched new -- COMMAND` does, and nothing else: the
+ * smallest launcher there is, linked with libc only, the peer the
+ * benchmark holds `coresched run` against. */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <unistd.h>
+
+#ifndef PR_SCHED_CORE
+#define PR_SCHED_CORE 62
+#endif
+#define PR_SCHED_CORE_CREATE 1
+#define PIDTYPE_TGID 1
+
+int main(int argc, char **argv)
+{
+	if (argc < 2) {
+		fprintf(stderr, "usage: cs-launch COMMAND [ARG...]\n");
+		return 1;
+	}
+	if (prctl(PR_SCHED_CORE, PR_SCHED_CORE_CREATE, 0, PIDTYPE_TGID, 0) < 0) {
+		fprintf(stderr, "cs-launch: cannot create a cookie: %s\n", strerror(errno));
+		return 1;
+	}
+	execvp(argv[1], argv + 1);
+	fprintf(stderr, "cs-launch: cannot execute %s: %s\n", argv[1], strerror(errno));
+	return errno == ENOENT ? 127 : 126;
+}

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/* cs-launch COMMAND [ARG...]: give itself a new cookie and become COMMAND,
- * as util-linux's `coresched new -- COMMAND` does, and nothing else: the
- * smallest launcher there is, linked with libc only, the peer the
- * benchmark holds `coresched run` against. */
+/* cs-launch [-n] COMMAND [ARG...]: give itself a new cookie and become
+ * COMMAND, as util-linux's `coresched new -- COMMAND` does, and nothing
+ * else: the smallest launcher there is, linked with libc only, the peer
+ * the benchmark holds `coresched run` against. -n skips the cookie, to
+ * tell the cost of the second exec from the kernel's cost of a cookie. */
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
@@ -17,11 +18,15 @@
 
 int main(int argc, char **argv)
 {
+	int cookie = !(argc > 1 && strcmp(argv[1], "-n") == 0);
+
+	argv += !cookie;
+	argc -= !cookie;
 	if (argc < 2) {
-		fprintf(stderr, "usage: cs-launch COMMAND [ARG...]\n");
+		fprintf(stderr, "usage: cs-launch [-n] COMMAND [ARG...]\n");
 		return 1;
 	}
-	if (prctl(PR_SCHED_CORE, PR_SCHED_CORE_CREATE, 0, PIDTYPE_TGID, 0) < 0) {
+	if (cookie && prctl(PR_SCHED_CORE, PR_SCHED_CORE_CREATE, 0, PIDTYPE_TGID, 0) < 0) {
 		fprintf(stderr, "cs-launch: cannot create a cookie: %s\n", strerror(errno));
 		return 1;
 	}

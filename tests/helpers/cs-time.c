@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <time.h>
 
@@ -43,20 +44,28 @@ static double quantile(double *v, size_t n, double q)
 	return v[i < 1 ? 0 : i - 1];
 }
 
-/* One run: spawn, wait, the time it took in us; -1 when it failed. */
-static double run_once(char **argv, const posix_spawn_file_actions_t *fa)
+static double tv_us(struct timeval tv)
+{
+	return (double)tv.tv_sec * 1e6 + (double)tv.tv_usec;
+}
+
+/* One run: spawn, wait; the time it took in us, and in *ret_cpu the CPU
+ * time it used; -1 when it failed. */
+static double run_once(char **argv, const posix_spawn_file_actions_t *fa, double *ret_cpu)
 {
 	double t0 = now_us();
+	struct rusage ru;
 	pid_t pid;
 	int status;
 
 	if (posix_spawnp(&pid, argv[0], fa, NULL, argv, environ) != 0)
 		return -1;
-	while (waitpid(pid, &status, 0) < 0)
+	while (wait4(pid, &status, 0, &ru) < 0)
 		if (errno != EINTR)
 			return -1;
 	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
 		return -1;
+	*ret_cpu = tv_us(ru.ru_utime) + tv_us(ru.ru_stime);
 	return now_us() - t0;
 }
 
@@ -64,7 +73,7 @@ int main(int argc, char **argv)
 {
 	char *words[MAX_CMDS][MAX_WORDS + 1];
 	posix_spawn_file_actions_t fa;
-	double *runs[MAX_CMDS], *means[MAX_CMDS];
+	double *runs[MAX_CMDS], *means[MAX_CMDS], *cpu[MAX_CMDS];
 	int rounds, k, n = argc - 3;
 
 	if (argc < 4 || n > MAX_CMDS || (rounds = atoi(argv[1])) < 1 || (k = atoi(argv[2])) < 1) {
@@ -80,7 +89,8 @@ int main(int argc, char **argv)
 		words[c][i] = NULL;
 		runs[c] = calloc((size_t)rounds * (size_t)k, sizeof(double));
 		means[c] = calloc((size_t)rounds, sizeof(double));
-		if (i == 0 || !runs[c] || !means[c]) {
+		cpu[c] = calloc((size_t)rounds * (size_t)k, sizeof(double));
+		if (i == 0 || !runs[c] || !means[c] || !cpu[c]) {
 			fprintf(stderr, "cs-time: bad command '%s'\n", argv[3 + c]);
 			return 2;
 		}
@@ -92,7 +102,7 @@ int main(int argc, char **argv)
 			double sum = 0;
 
 			for (int i = 0; i < k; i++) {
-				double t = run_once(words[c], &fa);
+				double t = run_once(words[c], &fa, &cpu[c][r * k + i]);
 
 				if (t < 0) {
 					fprintf(stderr, "cs-time: '%s' failed\n", argv[3 + c]);
@@ -108,8 +118,8 @@ int main(int argc, char **argv)
 		double med = quantile(runs[c], total, 0.5), p10 = quantile(runs[c], total, 0.1);
 		double p90 = quantile(runs[c], total, 0.9);
 
-		printf("%zu %.0f %.0f %.0f %.0f %s\n", total, med, p10, p90, quantile(means[c], (size_t)rounds, 0.5),
-		       argv[3 + c]);
+		printf("%zu %.0f %.0f %.0f %.0f %.0f %s\n", total, med, p10, p90, quantile(means[c], (size_t)rounds, 0.5),
+		       quantile(cpu[c], total, 0.5), argv[3 + c]);
 	}
 	return 0;
 }

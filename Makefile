@@ -196,7 +196,7 @@ uninstall:
 	      $(DESTDIR)$(BASHCOMPDIR)/coresched $(DESTDIR)$(TMPFILESDIR)/coresched.conf \
 	      $(DESTDIR)$(PAMDIR)/pam_coresched.so $(DESTDIR)$(PAMCONFIGDIR)/coresched $(DESTDIR)$(MANDIR)/man8/pam_coresched.8
 	rm -rf $(DESTDIR)$(VENDORDIR)
-	-rmdir $(DESTDIR)$(LIBEXECDIR)/coresched
+	rmdir $(DESTDIR)$(LIBEXECDIR)/coresched 2>/dev/null || true
 
 # The Debian package, built by dpkg-buildpackage from a copy of the tree
 # (so the build here is left alone), into $(B)/deb/; rebuilt only when a

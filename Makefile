@@ -21,6 +21,12 @@ PAMDIR      ?= /lib/$(MULTIARCH)/security
 PAMCONFIGDIR ?= /usr/share/pam-configs
 BASHCOMPDIR ?= $(shell $(PKG_CONFIG) --variable=completionsdir bash-completion 2>/dev/null || echo $(DATADIR)/bash-completion/completions)
 
+# The full command line, which the libc-only front end $(BINDIR)/coresched
+# executes for everything but the direct functions; also found relative to
+# the front end, so that an unpacked package or a DESTDIR works.
+CLI_FULL    := $(LIBEXECDIR)/coresched/coresched-cli
+CLI_FULL_REL := $(shell realpath -m --relative-to='$(BINDIR)' '$(CLI_FULL)')
+
 CC      ?= cc
 PKGS    := inih json-c smartcols libsystemd libseccomp libcgroup
 PKG_CFLAGS := $(shell $(PKG_CONFIG) --cflags $(PKGS))
@@ -31,7 +37,8 @@ HARDEN  := -fstack-protector-strong -D_FORTIFY_SOURCE=2
 CFLAGS  ?= -O2 -g
 ALL_CFLAGS = -std=gnu11 $(WARN) $(HARDEN) $(CPPFLAGS) $(CFLAGS) -Iinclude -Idaemon $(PKG_CFLAGS) \
 	-DVERSION=\"$(VERSION)\" -DSYSCONFDIR=\"$(SYSCONFDIR)\" -DRUNSTATEDIR=\"$(RUNSTATEDIR)\" \
-	-DVENDORDIR=\"$(VENDORDIR)\" -DLIBEXECDIR=\"$(LIBEXECDIR)\" -MMD -MP
+	-DVENDORDIR=\"$(VENDORDIR)\" -DLIBEXECDIR=\"$(LIBEXECDIR)\" -MMD -MP \
+	-DCLI_FULL_PATH=\"$(CLI_FULL)\" -DCLI_FULL_REL=\"$(CLI_FULL_REL)\"
 ALL_LDFLAGS = -Wl,-z,relro,-z,now $(LDFLAGS)
 
 ifneq ($(WERROR)$(CI),)
@@ -48,7 +55,9 @@ endif
 B := build
 LIB_SRCS    := $(wildcard lib/*.c)
 DAEMON_SRCS := $(filter-out daemon/main.c,$(wildcard daemon/*.c))
-CLI_SRCS    := $(wildcard cli/*.c)
+CLI_SRCS    := $(filter-out cli/handoff.c,$(wildcard cli/*.c))
+# The front end: the direct functions, built again with CLI_FRONTEND.
+FRONT_SRCS  := cli/coresched.c cli/direct.c cli/handoff.c
 RUNTIME_SRCS := $(wildcard runtime/*.c)
 UNIT_SRCS   := $(wildcard tests/unit/test-*.c)
 HELPER_SRCS := $(wildcard tests/helpers/*.c)
@@ -56,11 +65,12 @@ HELPER_SRCS := $(wildcard tests/helpers/*.c)
 LIB_OBJS    := $(LIB_SRCS:%.c=$(B)/%.o)
 DAEMON_OBJS := $(DAEMON_SRCS:%.c=$(B)/%.o)
 CLI_OBJS    := $(CLI_SRCS:%.c=$(B)/%.o)
+FRONT_OBJS  := $(FRONT_SRCS:%.c=$(B)/front/%.o)
 RUNTIME_OBJS := $(RUNTIME_SRCS:%.c=$(B)/%.o)
 UNIT_BINS   := $(UNIT_SRCS:tests/unit/%.c=$(B)/tests/%)
 HELPER_BINS := $(HELPER_SRCS:tests/helpers/%.c=$(B)/helpers/%)
 
-PROGS := $(B)/coresched $(B)/coreschedd $(B)/coresched-runtime $(B)/pam_coresched.so
+PROGS := $(B)/coresched $(B)/coresched-cli $(B)/coreschedd $(B)/coresched-runtime $(B)/pam_coresched.so
 PAM_SRCS := $(wildcard pam/*.c)
 
 .PRECIOUS: $(B)/%.o
@@ -93,8 +103,14 @@ $(B)/libdaemon.a: $(DAEMON_OBJS)
 
 $(B)/coreschedd: $(B)/daemon/main.o $(B)/libdaemon.a $(B)/libcommon.a
 	$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $(filter %.c %.o %.a,$^) $(PKG_LIBS)
-$(B)/coresched: $(CLI_OBJS) $(B)/libcommon.a
+$(B)/coresched-cli: $(CLI_OBJS) $(B)/libcommon.a
 	$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $(filter %.c %.o %.a,$^) $(PKG_LIBS)
+# libc only: no $(PKG_LIBS) (tests/host/frontend.sh holds it to that).
+$(B)/front/%.o: %.c $(FLAGS_STAMP)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -DCLI_FRONTEND -c $< -o $@
+$(B)/coresched: $(FRONT_OBJS) $(B)/lib/sched_core.o
+	$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $(filter %.c %.o %.a,$^)
 # The runtime wrapper reads coreschedd's configuration ([Container] Lock=)
 # with the daemon's own parser.
 $(B)/coresched-runtime: $(RUNTIME_OBJS) $(B)/libdaemon.a $(B)/libcommon.a
@@ -109,6 +125,8 @@ $(B)/pam/%.o: pam/%.c $(FLAGS_STAMP)
 $(B)/pam_coresched.so: $(PAM_SRCS:%.c=$(B)/%.o)
 	$(CC) -shared -Wl,-z,relro,-z,now -Wl,--no-undefined -Wl,-soname,pam_coresched.so $(LDFLAGS) -o $@ $^ -lpam
 $(B)/helpers/pam-drive: PKG_LIBS += -lpam
+# The benchmark's minimal launcher: libc only, like util-linux's coresched.
+$(B)/helpers/cs-launch: PKG_LIBS :=
 
 $(B)/tests/%: $(B)/tests/unit/%.o $(B)/libdaemon.a $(B)/libcommon.a
 	@mkdir -p $(dir $@)
@@ -150,6 +168,7 @@ INSTALL_PATHS = sed -e 's|/usr/sbin/coreschedd|$(SBINDIR)/coreschedd|g' -e 's|/u
 
 install: $(PROGS)
 	install -Dm755 $(B)/coresched $(DESTDIR)$(BINDIR)/coresched
+	install -Dm755 $(B)/coresched-cli $(DESTDIR)$(CLI_FULL)
 	install -Dm755 $(B)/coreschedd $(DESTDIR)$(SBINDIR)/coreschedd
 	install -Dm755 $(B)/coresched-runtime $(DESTDIR)$(BINDIR)/coresched-runtime
 	install -Dm644 conf/coreschedd.conf $(DESTDIR)$(SYSCONFDIR)/coresched/coreschedd.conf
@@ -173,7 +192,7 @@ install: $(PROGS)
 	install -Dm644 docs/pam_coresched.8 $(DESTDIR)$(MANDIR)/man8/pam_coresched.8
 
 uninstall:
-	rm -f $(DESTDIR)$(BINDIR)/coresched $(DESTDIR)$(SBINDIR)/coreschedd $(DESTDIR)$(BINDIR)/coresched-runtime \
+	rm -f $(DESTDIR)$(BINDIR)/coresched $(DESTDIR)$(CLI_FULL) $(DESTDIR)$(SBINDIR)/coreschedd $(DESTDIR)$(BINDIR)/coresched-runtime \
 	      $(DESTDIR)$(SYSTEMDUNITDIR)/coreschedd.service $(DESTDIR)$(SYSTEMDUNITDIR)/coreschedd.socket \
 	      $(DESTDIR)$(DATADIR)/containers/oci/hooks.d/coresched.json \
 	      $(DESTDIR)$(MANDIR)/man1/coresched.1 $(DESTDIR)$(MANDIR)/man5/coreschedd.conf.5 $(DESTDIR)$(MANDIR)/man8/coreschedd.8 \
@@ -181,6 +200,7 @@ uninstall:
 	      $(DESTDIR)$(BASHCOMPDIR)/coresched $(DESTDIR)$(TMPFILESDIR)/coresched.conf \
 	      $(DESTDIR)$(PAMDIR)/pam_coresched.so $(DESTDIR)$(PAMCONFIGDIR)/coresched $(DESTDIR)$(MANDIR)/man8/pam_coresched.8
 	rm -rf $(DESTDIR)$(VENDORDIR)
+	rmdir $(DESTDIR)$(LIBEXECDIR)/coresched 2>/dev/null || true
 
 # The Debian package, built by dpkg-buildpackage from a copy of the tree
 # (so the build here is left alone), into $(B)/deb/; rebuilt only when a

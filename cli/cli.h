@@ -59,6 +59,12 @@ int cli_cmd_stats(int argc, char **argv);
 /* *ret_lock: the group's Lock=, the command must be locked in. */
 int cli_join_group(const char *group, bool *ret_lock);
 
+/* The front end only (handoff.c): remember argv as given, then execute the
+ * full command line with it; cli_handoff() returns only on failure, with
+ * an exit code after a message. */
+int cli_handoff_init(int argc, char **argv);
+int cli_handoff(int argc, char **argv);
+
 /* "Usage: coresched NAME USAGE" from the command table, on stdout. */
 void cli_command_usage(const char *name);
 /* The usage error for getopt's '?' or ':' (c) at argv[optind - 1]; the

@@ -17,21 +17,29 @@
 
 bool cli_verbose;
 
+/* The front end (/usr/bin/coresched, libc only) runs the direct functions
+ * itself and hands every other one to the full command line. */
+#ifdef CLI_FRONTEND
+#define FULL(f) cli_handoff
+#else
+#define FULL(f) f
+#endif
+
 static const struct cli_command commands[] = {
 	{ "get", "[-s PID]... [PID...]", cli_cmd_get },
 	{ "new", "[-t TYPE] [--lock] (-d PID | [--] COMMAND [ARG...])", cli_cmd_new },
 	{ "copy", "[-s PID] [-t TYPE] [--lock] (-d PID | [--] COMMAND [ARG...])", cli_cmd_copy },
 	{ "run", "[--new] [-t TYPE] [-g GROUP] [--lock] [--] COMMAND [ARG...]", cli_cmd_run },
-	{ "clear", "[-t TYPE] PID...", cli_cmd_clear_any },
-	{ "status", "[-J]", cli_cmd_status },
-	{ "list", "[-J] [-n] [-r] [-o COLUMNS]", cli_cmd_list },
-	{ "ps", "[-J] [-n] [-r] [-o COLUMNS] [-u USER] [-g GROUP] [PID...]", cli_cmd_ps },
-	{ "explain", "[-J] PID", cli_cmd_explain },
-	{ "assign", "-g GROUP PID...", cli_cmd_assign },
-	{ "reload", "", cli_cmd_reload },
-	{ "check-config", "[DIR]", cli_cmd_check_config },
-	{ "stats", "[-i SECONDS] [-c COUNT] [-u] [-J] [-n] [-r] [-o COLUMNS]", cli_cmd_stats },
-	{ "oci-hook", "[--timeout MS] [--fail-mode open|closed]", cli_cmd_oci_hook },
+	{ "clear", "[-t TYPE] PID...", FULL(cli_cmd_clear_any) },
+	{ "status", "[-J]", FULL(cli_cmd_status) },
+	{ "list", "[-J] [-n] [-r] [-o COLUMNS]", FULL(cli_cmd_list) },
+	{ "ps", "[-J] [-n] [-r] [-o COLUMNS] [-u USER] [-g GROUP] [PID...]", FULL(cli_cmd_ps) },
+	{ "explain", "[-J] PID", FULL(cli_cmd_explain) },
+	{ "assign", "-g GROUP PID...", FULL(cli_cmd_assign) },
+	{ "reload", "", FULL(cli_cmd_reload) },
+	{ "check-config", "[DIR]", FULL(cli_cmd_check_config) },
+	{ "stats", "[-i SECONDS] [-c COUNT] [-u] [-J] [-n] [-r] [-o COLUMNS]", FULL(cli_cmd_stats) },
+	{ "oci-hook", "[--timeout MS] [--fail-mode open|closed]", FULL(cli_cmd_oci_hook) },
 };
 
 static void usage(FILE *f)
@@ -232,6 +240,12 @@ int main(int argc, char **argv)
 	const struct cli_command *cmd;
 	int at = find_function(argc, argv);
 	char *name;
+
+#ifdef CLI_FRONTEND
+	/* The full command line gets the arguments as given, not reordered. */
+	if (cli_handoff_init(argc, argv) < 0)
+		return cli_error(-ENOMEM, "cannot start");
+#endif
 
 	/* util-linux's coresched lets getopt permute its arguments, so
 	 * options may come before the function: "coresched -v new -d PID".

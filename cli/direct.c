@@ -82,6 +82,20 @@ static bool takes_command(const char *name)
 	return strcmp(name, "new") == 0 || strcmp(name, "copy") == 0 || strcmp(name, "run") == 0;
 }
 
+/* The front end hands --lock (seccomp) and run --group (coreschedd) to the
+ * full command line once the arguments are known good, before anything
+ * is changed. */
+static int direct_only(const struct direct_args *a)
+{
+#ifdef CLI_FRONTEND
+	if (a->lock || a->group)
+		return cli_handoff(0, NULL);
+#else
+	(void)a;
+#endif
+	return 0;
+}
+
 static int parse_args(int argc, char **argv, struct direct_args *a)
 {
 	static const struct option opts[] = {
@@ -115,11 +129,11 @@ static int parse_args(int argc, char **argv, struct direct_args *a)
 		if (optind >= argc)
 			return cli_usage_error("no command after '--'");
 		a->exec_argv = argv + optind;
-		return 0;
+		return direct_only(a);
 	}
 	if (optind < argc && takes_command(argv[0])) {
 		a->exec_argv = argv + optind;
-		return 0;
+		return direct_only(a);
 	}
 	if (a->lock)
 		return cli_usage_error("--lock needs -- COMMAND");
@@ -180,11 +194,16 @@ int cli_cmd_get(int argc, char **argv)
  * get EPERM from every PR_SCHED_CORE call, so they cannot leave it. */
 static int lock_and_exec(char **argv)
 {
+#ifdef CLI_FRONTEND
+	/* not reached: direct_only() handed --lock on */
+	return cli_handoff(0, argv);
+#else
 	int r = sandbox_lock_sched_core();
 
 	if (r < 0)
 		return cli_error(r, "cannot lock the cookie of the command");
 	return cli_exec(argv);
+#endif
 }
 
 static int new_cookie(const struct direct_args *a)
@@ -234,7 +253,11 @@ int cli_cmd_run(int argc, char **argv)
 	/* A group is coreschedd's to give: without one this is direct mode. */
 	if (!group)
 		return new_cookie(&a);
+#ifdef CLI_FRONTEND
+	r = cli_handoff(0, NULL); /* not reached: direct_only() handed it on */
+#else
 	r = cli_join_group(group, &group_lock);
+#endif
 	if (r)
 		return r;
 	/* Lock=yes in the group: as if --lock were given. */

@@ -83,16 +83,43 @@ MatchExe=$B/bin/spawn
 	dstop
 }
 
+# The cost of `coresched run` against a minimal launcher (cs-launch:
+# prctl then execvp, libc only) and against the full command line that
+# /usr/bin/coresched used to be, all measured in the same run: cs-time
+# interleaves rounds of K runs of each command.
+run_overhead_rows() { # FULL-CLI
+	set -- /bin/true "cs-launch /bin/true" "coresched run --new -- /bin/true" "coresched run -- /bin/true"
+	[ -x "$full" ] && set -- "$@" "$full run --new -- /bin/true"
+	set -- "$@" "cs-launch -n /bin/true"
+	cs-time $rounds $k "$@" > $B/time.out 2>$B/time.err || { note "cs-time failed: $(cat $B/time.err)"; return; }
+	out "$(printf '%-46s %5s %8s %8s %8s %8s %8s' command runs median p10 p90 rounds cpu)"
+	while read -r n med p10 p90 rmed cpu cmd; do
+		case $cmd in "cs-launch -n"*) cmd="no cookie: $cmd" ;; cs-launch*) cmd="minimal launcher: $cmd" ;; "$full"*) cmd="full CLI: coresched-cli${cmd#$full}" ;; esac
+		out "$(printf '%-46s %5s %8s %8s %8s %8s %8s' "$cmd" $n $med $p10 $p90 $rmed $cpu)"
+	done < $B/time.out
+	# ratios of the medians: per run, of the rounds' means, of CPU time
+	out "$(awk 'function q(a, b) { return b ? a / b : 0 }
+		{ m[NR] = $2; r[NR] = $5; c[NR] = $6 } END {
+		f = "%-46s %5s %8.2f %8s %8s %8.2f %8.2f"
+		printf f "\n", "ratio run --new / minimal launcher", "", q(m[3], m[2]), "", "", q(r[3], r[2]), q(c[3], c[2])
+		printf f, "ratio run --new / /bin/true", "", q(m[3], m[1]), "", "", q(r[3], r[1]), q(c[3], c[1])
+		if (NR >= 6) printf "\n" f, "ratio full CLI / minimal launcher", "", q(m[5], m[2]), "", "", q(r[5], r[2]), q(c[5], c[2])
+	}' $B/time.out)"
+}
+
 bench_run_overhead() {
+	k=5 rounds=$(( (RUNS + 4) / 5 ))
+	full=$(dirname "$(command -v coresched)")/coresched-cli
+	[ -x "$full" ] || full=/usr/libexec/coresched/coresched-cli
+	[ -x "$full" ] || full=/usr/local/libexec/coresched/coresched-cli
 	out ""
-	out "== 6. coresched run --new overhead ($RUNS runs each, us per run, wall clock)"
-	for cmd in "/bin/true" "coresched run --new -- /bin/true"; do
-		s=$(now_ms)
-		i=0; while [ $i -lt $RUNS ]; do $cmd; i=$((i + 1)); done
-		e=$(now_ms)
-		t=$(( (e - s) * 1000 / RUNS ))
-		[ "$cmd" = /bin/true ] && base=$t
-		out "$(printf '%-44s %8s' "$cmd" $t)"
-	done
-	out "$(awk -v a=$t -v b=$base 'BEGIN { printf "%-44s %8.2f", "ratio", b ? a / b : 0 }')"
+	out "== 6. coresched run --new overhead ($rounds rounds x $k runs of each command, interleaved; us per run, wall clock from spawn to exit; cpu: the run's own user+system time)"
+	# As on a host that uses core scheduling: some cookie always exists.
+	cs-launch sleep 100000 & hold=$!
+	sleep 0.5
+	out "6a. another task holds a cookie throughout (core scheduling stays enabled)"
+	run_overhead_rows
+	kill $hold; wait $hold 2>/dev/null
+	out "6b. no other cookie: each run's new cookie enables core scheduling in the kernel, its exit disables it"
+	run_overhead_rows
 }

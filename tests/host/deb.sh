@@ -75,6 +75,15 @@ for p in usr/sbin/coreschedd usr/bin/coresched; do
 		echo "PASS: $T/hardened-${p##*/}" || echo "FAIL: $T/hardened-${p##*/}: not PIE with bind-now"
 done
 
+# The front end in /usr/bin loads libc only; the full command line ships in
+# /usr/libexec/coresched and is found from the unpacked front end.
+libs=$(ldd "$root/usr/bin/coresched" | awk '$1 !~ /^linux-vdso|ld-linux/ { print $1 }' | tr '\n' ' ')
+expect_eq front-end-libc-only "$libs" "libc.so.6 "
+grep -qxF /usr/libexec/coresched/coresched-cli <<<"$files" && echo "PASS: $T/full-cli-shipped" ||
+	echo "FAIL: $T/full-cli-shipped: no /usr/libexec/coresched/coresched-cli in the package"
+out=$(CORESCHED_SOCKET="$ctl/no-socket" "$root/usr/bin/coresched" status 2>&1); rc=$?
+result full-cli-handoff 7 'coreschedd is not running' $rc "$out"
+
 # One version: debian/changelog's upstream part, in both programs, in the
 # package and in the tree's own build.
 up=${ver%-*}

@@ -1,5 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/* cs-reuse SOCKET GOFILE MESSAGE...: a connection that outlives the process
+/* cs-reuse take PID SECONDS: start a process that sleeps SECONDS under pid
+ * PID (clone3 with set_tid: root), print its pid and return at once.
+ *
+ * cs-reuse SOCKET GOFILE MESSAGE...: a connection that outlives the process
  * that opened it. Connects to SOCKET, forks, and the connecting process
  * prints its pid and exits; the child, holding the connection, waits until
  * GOFILE exists (the caller has meanwhile given that pid to another
@@ -10,11 +13,16 @@
  * second, so that it is not dropped as idle. Exit status 2 on a set-up
  * error. */
 #define _GNU_SOURCE
+#include <fcntl.h>
+#include <linux/sched.h>
+#include <signal.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
 #include <sys/un.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -44,6 +52,29 @@ static int call(int fd, const char *msg, bool print)
 	return 0;
 }
 
+static int take(pid_t pid, unsigned secs)
+{
+	struct clone_args args = { .exit_signal = SIGCHLD, .set_tid = (uint64_t)(uintptr_t)&pid, .set_tid_size = 1 };
+	long r = syscall(SYS_clone3, &args, sizeof(args));
+
+	if (r < 0) {
+		perror("cs-reuse: clone3 with set_tid");
+		return 2;
+	}
+	if (r == 0) { /* off the caller's pipe, or $(...) would wait for it */
+		int null = open("/dev/null", O_RDWR);
+
+		if (null >= 0) {
+			dup2(null, STDOUT_FILENO);
+			dup2(null, STDERR_FILENO);
+		}
+		sleep(secs);
+		_exit(0);
+	}
+	printf("%ld\n", r);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
@@ -51,8 +82,10 @@ int main(int argc, char **argv)
 	int fd, waited = 0;
 	pid_t child;
 
+	if (argc == 4 && strcmp(argv[1], "take") == 0)
+		return take((pid_t)atoi(argv[2]), (unsigned)atoi(argv[3]));
 	if (argc < 4) {
-		fprintf(stderr, "usage: cs-reuse SOCKET GOFILE MESSAGE...\n");
+		fprintf(stderr, "usage: cs-reuse SOCKET GOFILE MESSAGE... | cs-reuse take PID SECONDS\n");
 		return 2;
 	}
 	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);

@@ -151,14 +151,8 @@ cs-runas 1000 1000 $H/cs-reuse "$SOCK" /tmp/reuse-go \
 	'{"method":"io.coresched.Reload","parameters":{}}' > /tmp/reuse.out 2>&1 &
 gone=$!
 wait "$gone"
-reused=""
-for try in 1 2 3 4 5 6 7 8; do
-	echo $((gone - 1)) > /proc/sys/kernel/ns_last_pid
-	$H/cs-hold 100 &
-	r=$!
-	if [ "$r" = "$gone" ]; then reused=$r; cleanup_pids="$cleanup_pids $r"; break; fi
-	kill "$r"; wait "$r" 2>/dev/null
-done
+reused=$($H/cs-reuse take "$gone" 100)
+[ -n "$reused" ] && cleanup_pids="$cleanup_pids $reused"
 if [ -z "$reused" ]; then
 	skip reuse "pid $gone could not be given to another process"
 else
@@ -166,6 +160,9 @@ else
 	touch /tmp/reuse-go
 	wait_for [ "$(wc -l < /tmp/reuse.out)" -ge 3 ]
 	run=$(sed -n 2p /tmp/reuse.out) reload=$(sed -n 3p /tmp/reuse.out)
+	echo "control-auth: pid $gone reused by root's $reused ($(sed -n 's/^Uid:\t\([0-9]*\).*/uid \1/p; s/^Gid:\t\([0-9]*\).*/gid \1/p' /proc/$reused/status | tr '\n' ' '))"
+	echo "control-auth: Run answered: $run"
+	echo "control-auth: Reload answered: $reload"
 	assigned=$(printf '%s\n' "$run" | sed -n 's/.*"assigned": *\[\([^]]*\)\].*/\1/p' | tr -d ' ')
 	has reuse-run-answered "$run" '"(error|parameters)"'
 	expect reuse-run-assigned-none "$assigned" ""

@@ -175,6 +175,27 @@ void engine_judge_child(struct engine *e, struct task *t, struct task *p, const 
 	t->unsettled = engine_ensure(e, t, false) < 0 || p->unsettled;
 }
 
+/* Started while no daemon ran (its fork and exec unseen), t carries cookie
+ * 0 and no group claims it; its parent is a rule's member in a key with a
+ * cookie. It was forked before its parent was tagged and has run a helper
+ * since: it joins its parent's key, as the event path would have made it
+ * (sticky isolation). Not under Per=process (its own key would have been
+ * made at the fork, and cannot be known now), nor below an explicit
+ * placement (a child with cookie 0 was forked before the request). */
+void engine_judge_unseen_helper(struct engine *e, struct task *t, pid_t ppid)
+{
+	const struct task *p = ppid > 0 ? engine_task(e, ppid) : NULL;
+	struct key *k = p ? p->key : NULL;
+
+	if (!k || !e->conf || e->conf->daemon.unmatched_clear || t->key || t->origin != ORIGIN_NONE || t->cleared ||
+	    t->cookie != 0 || k->trusted || k->detached || k->per == PER_PROCESS || !k->cookie || p->cleared ||
+	    engine_origin_explicit(p->origin))
+		return;
+	table_set_key(e, t, k);
+	table_set_origin(e, t, ORIGIN_STICKY);
+	t->unsettled = engine_ensure(e, t, false) < 0;
+}
+
 /* ---- ghosts ----
  * A child's fork event comes before its parent's exit event, but the
  * parent can leave the table earlier: a scan that no longer finds it, a

@@ -49,6 +49,11 @@ struct engine {
 	bool state_loaded;     /* state_path was read (or found absent) */
 	bool state_dirty;      /* the file no longer says what the table does */
 	bool state_lazy;       /* ...in what can wait for the tick: children, sticky members */
+	/* The last heartbeat of the daemon before this one (the state file's
+	 * modification time, in start-time ticks): a process started later
+	 * started while no daemon ran. Not known: every process did. */
+	uint64_t seen_until;
+	bool seen_known;
 	engine_exit_hook exit_hook;
 	void *exit_userdata;
 	struct grave graves[ENGINE_GRAVES];
@@ -72,6 +77,10 @@ void engine_ghost_note(struct engine *e, const struct task *t);
 void engine_ghost_child(struct engine *e, pid_t pid, const struct task *p, uint64_t forked_ns);
 /* The parent of a fork event: in the table, or a ghost; NULL if neither. */
 struct task *engine_fork_parent(struct engine *e, pid_t ppid);
+/* t, met by the start-up scan, no group claims and it carries cookie 0:
+ * the helper of a rule's member, forked before the member was tagged, joins
+ * its key. */
+void engine_judge_unseen_helper(struct engine *e, struct task *t, pid_t ppid);
 /* pid's exit event was taken, or events were lost: forget ghosts. */
 void engine_ghost_forget(struct engine *e, pid_t pid);
 void engine_ghosts_clear(struct engine *e);

@@ -52,6 +52,7 @@ static void verify_threads(struct engine *e, struct task *t)
 
 struct pending {
 	struct task *t;
+	pid_t ppid;
 	const struct group *g; /* NULL: matched nothing */
 	char key[MATCH_KEY_MAX];
 };
@@ -106,6 +107,7 @@ static int scan_one(void *userdata, pid_t pid)
 			return 0;
 		p = &s->pending[s->n_pending++];
 		p->t = t;
+		p->ppid = pi.ppid;
 		p->g = rules_match(e->conf, &in, &m) > 0 ? m.group : NULL;
 		if (p->g && p->g->per == PER_PROCESS)
 			engine_process_key_name(t, m.key, sizeof(m.key));
@@ -201,11 +203,15 @@ static void adopt(struct engine *e, struct pending *p, size_t n)
 		t->unsettled = engine_ensure(e, t, false) < 0;
 	}
 	/* Then what no group claims: carrying one of the keys' cookies, it is
-	 * a member by inheritance (a helper a member ran); else foreign or
-	 * none. */
+	 * a member by inheritance (a helper a member ran); started while no
+	 * daemon ran, under a member, a helper that member ran before it was
+	 * tagged; else foreign or none. */
 	for (size_t i = 0; i < n; i++)
-		if (!restored(p[i].t) && !p[i].g)
+		if (!restored(p[i].t) && !p[i].g) {
 			(void)engine_evaluate(e, p[i].t, false);
+			if (!e->seen_known || p[i].t->start > e->seen_until)
+				engine_judge_unseen_helper(e, p[i].t, p[i].ppid);
+		}
 	if (votes) {
 		hashmap_foreach(votes, free_value, NULL);
 		hashmap_free(votes);

@@ -244,9 +244,13 @@ void engine_state_restore(struct engine *e)
 	if (!e->state_path || e->state_loaded)
 		return;
 	e->state_loaded = true;
+	e->seen_known = e->sys->seen_until && SYS(e, seen_until, e->state_path, &e->seen_until) == 0;
 	r = state_load(e->state_path, &sf);
-	if (r == -ENOENT)
+	if (r == -ENOENT) {
+		e->state_dirty = true; /* the heartbeat needs the file */
+		engine_state_flush(e);
 		return;
+	}
 	if (r < 0) {
 		log_warning("Failed to read %s: %s, ignoring.", e->state_path, strerror(-r));
 		return;

@@ -63,6 +63,14 @@ static int d_cpu_ns(void *u, pid_t pid, uint64_t *ret)
 {
 	return dry_of(u)->real->cpu_ns ? REAL(dry_of(u), cpu_ns, pid, ret) : -EOPNOTSUPP;
 }
+static int d_touch(void *u, const char *path)
+{
+	return dry_of(u)->real->touch ? REAL(dry_of(u), touch, path) : -EOPNOTSUPP;
+}
+static int d_seen_until(void *u, const char *path, uint64_t *ret)
+{
+	return dry_of(u)->real->seen_until ? REAL(dry_of(u), seen_until, path, ret) : -EOPNOTSUPP;
+}
 static int d_thread_group(void *u, pid_t tid, pid_t *ret) { return REAL(dry_of(u), thread_group, tid, ret); }
 static int d_for_each_child(void *u, pid_t pid, procinfo_pid_fn fn, void *ud)
 {
@@ -288,7 +296,7 @@ struct engine_sys *engine_sys_dry_new(const struct engine_sys *real)
 		.cookie_get = d_cookie_get, .cookie_create = d_cookie_create, .cookie_assign = d_cookie_assign,
 		.holder_new = d_holder_new, .holder_free = d_holder_free, .holder_cookie = d_holder_cookie,
 		.smt_active = d_smt_active, .sched_ext_enabled = d_sched_ext_enabled, .now_ns = d_now_ns,
-		.cpu_ns = d_cpu_ns, .thread_group = d_thread_group, .for_each_child = d_for_each_child,
+		.cpu_ns = d_cpu_ns, .touch = d_touch, .seen_until = d_seen_until, .thread_group = d_thread_group, .for_each_child = d_for_each_child,
 		.userdata = d,
 	};
 	return &d->ops;

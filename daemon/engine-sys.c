@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -223,6 +224,36 @@ static uint64_t l_now_ns(void *u)
 	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
 }
 
+static int l_touch(void *u, const char *path)
+{
+	(void)u;
+	return utimensat(AT_FDCWD, path, NULL, 0) < 0 ? -errno : 0;
+}
+
+static int64_t ts_ns(const struct timespec *ts)
+{
+	return (int64_t)ts->tv_sec * 1000000000LL + ts->tv_nsec;
+}
+
+/* The file's modification time, CLOCK_REALTIME, as clock ticks since boot
+ * (CLOCK_BOOTTIME, the clock of /proc/PID/stat's start time). */
+static int l_seen_until(void *u, const char *path, uint64_t *ret)
+{
+	struct timespec real, boot;
+	long hz = sysconf(_SC_CLK_TCK);
+	struct stat st;
+	int64_t ns;
+
+	(void)u;
+	if (stat(path, &st) < 0)
+		return -errno;
+	if (hz <= 0 || clock_gettime(CLOCK_REALTIME, &real) < 0 || clock_gettime(CLOCK_BOOTTIME, &boot) < 0)
+		return -EINVAL;
+	ns = ts_ns(&st.st_mtim) - (ts_ns(&real) - ts_ns(&boot));
+	*ret = ns <= 0 ? 0 : (uint64_t)ns / (uint64_t)(1000000000LL / hz);
+	return 0;
+}
+
 static int l_thread_group(void *u, pid_t tid, pid_t *ret)
 {
 	return procinfo_tgid(root_of(u), tid, ret);
@@ -248,7 +279,7 @@ struct engine_sys *engine_sys_linux_new(const char *proc_root)
 		.cookie_get = l_cookie_get, .cookie_create = l_cookie_create, .cookie_assign = l_cookie_assign,
 		.holder_new = l_holder_new, .holder_free = l_holder_free, .holder_cookie = l_holder_cookie,
 		.smt_active = l_smt_active, .sched_ext_enabled = l_sched_ext_enabled, .cpu_ns = l_cpu_ns,
-		.now_ns = l_now_ns, .thread_group = l_thread_group, .for_each_child = l_for_each_child,
+		.now_ns = l_now_ns, .touch = l_touch, .seen_until = l_seen_until, .thread_group = l_thread_group, .for_each_child = l_for_each_child,
 		.userdata = s,
 	};
 	return &s->ops;

@@ -729,6 +729,14 @@ static void hazard_check(struct engine *e)
 	e->hazard = h;
 }
 
+/* Once a second and at a clean stop: the state file's modification time
+ * says until when a daemon watched (see seen_until). */
+static void engine_heartbeat(struct engine *e)
+{
+	if (e->state_path && e->state_loaded && e->sys->touch)
+		(void)SYS(e, touch, e->state_path);
+}
+
 void engine_tick(struct engine *e)
 {
 	e->ticks++;
@@ -740,6 +748,7 @@ void engine_tick(struct engine *e)
 	else
 		engine_retry_unsettled(e);
 	engine_state_flush_lazy(e);
+	engine_heartbeat(e);
 }
 
 bool engine_hazard(const struct engine *e)
@@ -788,6 +797,7 @@ struct engine *engine_free(struct engine *e)
 	if (!e)
 		return NULL;
 	engine_state_flush_lazy(e);
+	engine_heartbeat(e);
 	if (e->tasks && e->keys && e->by_cookie)
 		table_free_all(e);
 	hashmap_free(e->tasks);

@@ -147,7 +147,7 @@ static const char *const allowed_syscalls[] = {
 	"open", "openat", "close", "close_range", "fstat", "newfstatat", "stat",
 	"lstat", "statx", "statfs", "fstatfs", "getdents64", "readlink",
 	"readlinkat", "access", "faccessat", "faccessat2", "fcntl", "dup",
-	"dup2", "dup3", "pipe2", "rename", "renameat", "renameat2", "unlink",
+	"dup2", "dup3", "pipe2", "rename", "renameat", "renameat2", "unlink", "utimensat",
 	"unlinkat", "mkdir", "mkdirat", "chmod", "fchmod", "fchmodat", "umask",
 	"fsync", "fdatasync", "ftruncate", "memfd_create", "getcwd", "ioctl",
 	/* sockets (socket itself is filtered by family below) */

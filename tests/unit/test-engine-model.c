@@ -431,6 +431,28 @@ static int fk_cpu_ns(void *u, pid_t pid, uint64_t *ret)
 	return 0;
 }
 
+/* The heartbeat: the process clock when the daemon last touched its
+ * state file (0: never). */
+static uint64_t fk_seen;
+
+static int fk_touch(void *u, const char *path)
+{
+	(void)u;
+	(void)path;
+	fk_seen = clock_ticks;
+	return 0;
+}
+
+static int fk_seen_until(void *u, const char *path, uint64_t *ret)
+{
+	(void)u;
+	(void)path;
+	if (!fk_seen)
+		return -ENOENT;
+	*ret = fk_seen;
+	return 0;
+}
+
 static const struct engine_sys fake = {
 	.read = fk_read, .start_time = fk_start_time, .for_each_pid = fk_for_each_pid,
 	.for_each_thread = fk_for_each_thread, .process_alive = fk_process_alive,
@@ -438,7 +460,7 @@ static const struct engine_sys fake = {
 	.cookie_get = fk_cookie_get, .cookie_create = fk_cookie_create, .cookie_assign = fk_cookie_assign,
 	.holder_new = fk_holder_new, .holder_free = fk_holder_free, .holder_cookie = fk_holder_cookie,
 	.smt_active = fk_smt_active, .sched_ext_enabled = fk_sched_ext, .cpu_ns = fk_cpu_ns,
-	.now_ns = fk_now,
+	.now_ns = fk_now, .touch = fk_touch, .seen_until = fk_seen_until,
 };
 
 /* ---- policy: the configurations the reloads switch between ---- */
@@ -1050,6 +1072,7 @@ static void reset(void)
 	smt_on = true;
 	sched_ext_on = false;
 	holder_fail = 0;
+	fk_seen = 0;
 	next_pid = PID_MIN;
 	tick_no = 1;
 	n_checked = n_strict = 0;
@@ -1699,6 +1722,86 @@ static void test_fork_race_then_helper(void)
 	}
 }
 
+/* A daemon with a state file, in a directory of its own. */
+static char scen_dir[64];
+
+static struct engine *scenario_with_state(const char *conf_text)
+{
+	struct engine *x = NULL;
+
+	reset();
+	boot();
+	snprintf(scen_dir, sizeof(scen_dir), "/tmp/cs-scen-XXXXXX");
+	CHECK(mkdtemp(scen_dir) != NULL);
+	snprintf(state_path, sizeof(state_path), "%s/state", scen_dir);
+	CHECK(engine_new_sys(&fake, 1, &x) == 0);
+	if (x) {
+		engine_set_conf(x, load_text(conf_text));
+		engine_set_state_file(x, state_path);
+		engine_scan(x, true, false);
+	}
+	return x;
+}
+
+/* The daemon stops (crash: the heartbeat stays where the last tick left
+ * it) and a new one starts; what was queued meanwhile is lost. */
+static struct engine *restart_daemon(struct engine *x, const char *conf_text, bool crash)
+{
+	uint64_t seen = fk_seen;
+
+	deliver_or_lose(n_events, true);
+	x = engine_free(x);
+	if (crash)
+		fk_seen = seen;
+	CHECK(engine_new_sys(&fake, 1, &x) == 0);
+	if (x) {
+		engine_set_conf(x, load_text(conf_text));
+		engine_set_state_file(x, state_path);
+		engine_scan(x, true, false);
+	}
+	return x;
+}
+
+static void scenario_done(void)
+{
+	e = engine_free(e);
+	unlink(state_path);
+	rmdir(scen_dir);
+}
+
+/* While no daemon runs, a member forks before it is tagged and the child
+ * runs a helper: the new daemon finds the helper under its tagged parent
+ * and puts it in the parent's key. A child the old daemon had judged (a
+ * shell's child, forked before the shell exec'd the member's program)
+ * stays at 0. */
+static void test_helper_started_while_down(void)
+{
+	const char *conf = "[Group web]\nMatchExe=/usr/bin/web\n";
+	struct fproc *sh, *before, *p, *c;
+
+	e = scenario_with_state(conf);
+	if (!e)
+		return;
+	sh = spawn("/bin/sh", 1000);
+	deliver(n_events);
+	before = fork_of(sh);
+	deliver(n_events);
+	exec_as(sh, "/usr/bin/web");
+	deliver(n_events);
+	CHECK(cookie_of(sh) != 0 && cookie_of(before) == 0);
+	engine_tick(e); /* the heartbeat */
+	p = spawn("/usr/bin/web", 1000); /* the daemon is down from here */
+	c = p ? fork_of(p) : NULL;
+	if (c)
+		exec_as(c, "/usr/bin/helper");
+	e = restart_daemon(e, conf, true);
+	CHECK(p && cookie_of(p) != 0 && has_group(p->pid, "web"));
+	CHECK(c && cookie_of(c) == cookie_of(p) && has_group(c->pid, "web"));
+	CHECK(engine_task(e, c->pid) && engine_task(e, c->pid)->origin == ORIGIN_STICKY);
+	CHECK(before && cookie_of(before) == 0 && !has_group(before->pid, "web"));
+	scenario_done();
+}
+
 int main(void)
 {
 	log_set_max_level(LOG_CRIT);
@@ -1716,6 +1819,7 @@ int main(void)
 	RUN(test_scan_meets_child_forked_before_request);
 	RUN(test_cleared_parent_gone_before_fork_event);
 	RUN(test_fork_race_then_helper);
+	RUN(test_helper_started_while_down);
 	RUN(test_model);
 	UNIT_EXIT();
 }

@@ -2,6 +2,8 @@
 #define _GNU_SOURCE /* asprintf */
 #include "ocistate.h"
 
+#include "errmsg.h"
+
 #include <errno.h>
 #include <json-c/json.h>
 #include <limits.h>
@@ -10,22 +12,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-static int failf(char **ret_error, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static int failf(char **ret_error, const char *fmt, ...)
-{
-	va_list ap;
-	char *msg;
-	int n;
-
-	va_start(ap, fmt);
-	n = vasprintf(&msg, fmt, ap);
-	va_end(ap);
-	if (n < 0)
-		return -ENOMEM;
-	*ret_error = msg;
-	return -EINVAL;
-}
 
 /* The whole input must be one JSON object; trailing whitespace is allowed
  * because runtimes and shells end the state with a newline. */
@@ -36,9 +22,9 @@ static int parse_object(const char *json, size_t len, json_object **ret, char **
 	size_t end;
 
 	if (len > OCI_STATE_MAX)
-		return failf(ret_error, "state: longer than %d bytes", OCI_STATE_MAX);
+		return sc_failf(ret_error, "state: longer than %d bytes", OCI_STATE_MAX);
 	if (memchr(json, '\0', len))
-		return failf(ret_error, "state: invalid JSON: contains a NUL byte");
+		return sc_failf(ret_error, "state: invalid JSON: contains a NUL byte");
 	tok = json_tokener_new();
 	if (!tok)
 		return -ENOMEM;
@@ -48,7 +34,7 @@ static int parse_object(const char *json, size_t len, json_object **ret, char **
 		enum json_tokener_error e = json_tokener_get_error(tok);
 
 		json_tokener_free(tok);
-		return failf(ret_error, "state: invalid JSON: %s",
+		return sc_failf(ret_error, "state: invalid JSON: %s",
 			     e == json_tokener_continue ? "unexpected end of input" : json_tokener_error_desc(e));
 	}
 	json_tokener_free(tok);
@@ -56,11 +42,11 @@ static int parse_object(const char *json, size_t len, json_object **ret, char **
 		end++;
 	if (end < len) {
 		json_object_put(o);
-		return failf(ret_error, "state: invalid JSON: trailing bytes after the object");
+		return sc_failf(ret_error, "state: invalid JSON: trailing bytes after the object");
 	}
 	if (!json_object_is_type(o, json_type_object)) {
 		json_object_put(o);
-		return failf(ret_error, "state: not a JSON object");
+		return sc_failf(ret_error, "state: not a JSON object");
 	}
 	*ret = o;
 	return 0;
@@ -78,12 +64,12 @@ static int get_string(json_object *o, const char *where, const char *field, size
 		return 0;
 	}
 	if (!json_object_is_type(v, json_type_string))
-		return failf(ret_error, "%s%s: must be a string", where, field);
+		return sc_failf(ret_error, "%s%s: must be a string", where, field);
 	s = json_object_get_string(v);
 	if ((size_t)json_object_get_string_len(v) != strlen(s))
-		return failf(ret_error, "%s%s: contains a NUL character", where, field);
+		return sc_failf(ret_error, "%s%s: contains a NUL character", where, field);
 	if (strlen(s) > max)
-		return failf(ret_error, "%s%s: longer than %zu bytes", where, field, max);
+		return sc_failf(ret_error, "%s%s: longer than %zu bytes", where, field, max);
 	*ret = strdup(s);
 	return *ret ? 0 : -ENOMEM;
 }
@@ -94,12 +80,12 @@ static int get_pid(json_object *o, pid_t *ret, char **ret_error)
 	int64_t n;
 
 	if (!json_object_object_get_ex(o, "pid", &v))
-		return failf(ret_error, "pid: missing (the hook must run at createRuntime or prestart)");
+		return sc_failf(ret_error, "pid: missing (the hook must run at createRuntime or prestart)");
 	if (!json_object_is_type(v, json_type_int))
-		return failf(ret_error, "pid: must be an integer");
+		return sc_failf(ret_error, "pid: must be an integer");
 	n = json_object_get_int64(v);
 	if (n <= 0 || n > INT_MAX)
-		return failf(ret_error, "pid: must be a positive integer, not %s",
+		return sc_failf(ret_error, "pid: must be a positive integer, not %s",
 			     json_object_to_json_string_ext(v, JSON_C_TO_STRING_PLAIN));
 	*ret = (pid_t)n;
 	return 0;
@@ -112,7 +98,7 @@ static int check_annotations(json_object *a, char **ret_error)
 {
 	json_object_object_foreach(a, name, value)
 		if (!json_object_is_type(value, json_type_string))
-			return failf(ret_error, "annotations.%.200s: must be a string", name);
+			return sc_failf(ret_error, "annotations.%.200s: must be a string", name);
 	return 0;
 }
 
@@ -126,7 +112,7 @@ static int get_annotations(json_object *o, struct oci_state *s, char **ret_error
 	if (!json_object_object_get_ex(o, "annotations", &a) || json_object_is_type(a, json_type_null))
 		return 0;
 	if (!json_object_is_type(a, json_type_object))
-		return failf(ret_error, "annotations: must be an object");
+		return sc_failf(ret_error, "annotations: must be an object");
 	r = check_annotations(a, ret_error);
 	if (r >= 0)
 		r = get_string(a, w, OCI_ANNOTATION_POLICY, OCI_ID_MAX, &s->policy, ret_error);
@@ -149,7 +135,7 @@ static int parse_members(json_object *o, struct oci_state *s, char **ret_error)
 
 	r = get_string(o, "", "id", OCI_ID_MAX, &s->id, ret_error);
 	if (r >= 0 && (!s->id || !*s->id))
-		r = failf(ret_error, "id: missing or empty");
+		r = sc_failf(ret_error, "id: missing or empty");
 	if (r >= 0)
 		r = get_pid(o, &s->pid, ret_error);
 	if (r >= 0)

@@ -30,16 +30,16 @@ static int parse_line(char *line, const char *name, unsigned n, char **runtime, 
 	if (*p == '\0' || *p == '#' || *p == ';')
 		return 0;
 	if (!eq)
-		return runtime_failf(ret_error, "%s:%u: expected Key=Value, got '%s'", name, n, p);
+		return sc_failf(ret_error, "%s:%u: expected Key=Value, got '%s'", name, n, p);
 	*eq = '\0';
 	key = trim(line);
 	value = trim(eq + 1);
 	if (strcmp(key, "Runtime") != 0)
-		return runtime_failf(ret_error, "%s:%u: unknown key '%s'", name, n, key);
+		return sc_failf(ret_error, "%s:%u: unknown key '%s'", name, n, key);
 	if (*value == '\0')
-		return runtime_failf(ret_error, "%s:%u: Runtime: empty", name, n);
+		return sc_failf(ret_error, "%s:%u: Runtime: empty", name, n);
 	if (strchr(value, '/') && *value != '/')
-		return runtime_failf(ret_error, "%s:%u: Runtime: '%s' must be an absolute path or a name looked up in PATH",
+		return sc_failf(ret_error, "%s:%u: Runtime: '%s' must be an absolute path or a name looked up in PATH",
 				     name, n, value);
 	copy = strdup(value);
 	if (!copy)
@@ -57,16 +57,16 @@ int conf_parse(const char *text, size_t len, const char *name, char **ret_runtim
 	int r = 0;
 
 	if (len > RUNTIME_CONF_MAX)
-		return runtime_failf(ret_error, "%s: longer than %d bytes", name, RUNTIME_CONF_MAX);
+		return sc_failf(ret_error, "%s: longer than %d bytes", name, RUNTIME_CONF_MAX);
 	if (memchr(text, '\0', len))
-		return runtime_failf(ret_error, "%s: contains a NUL byte", name);
+		return sc_failf(ret_error, "%s: contains a NUL byte", name);
 	while (r == 0 && start < len) {
 		const char *nl = memchr(text + start, '\n', len - start);
 
 		end = nl ? (size_t)(nl - text) : len;
 		n++;
 		if (end - start > RUNTIME_LINE_MAX) {
-			r = runtime_failf(ret_error, "%s:%u: line longer than %d bytes", name, n, RUNTIME_LINE_MAX);
+			r = sc_failf(ret_error, "%s:%u: line longer than %d bytes", name, n, RUNTIME_LINE_MAX);
 			break;
 		}
 		memcpy(line, text + start, end - start);

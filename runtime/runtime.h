@@ -50,5 +50,4 @@ int spec_add_hook(const char *json, size_t len, const char *name, const char *ho
  * -EINVAL with *ret_error ("name:line: ..."); -ENOMEM without a message. */
 int conf_parse(const char *text, size_t len, const char *name, char **ret_runtime, char **ret_error);
 
-/* asprintf into *ret_error; returns -EINVAL (or -ENOMEM). */
-int runtime_failf(char **ret_error, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+#include "errmsg.h"

@@ -13,21 +13,6 @@
 
 #include "runtime.h"
 
-int runtime_failf(char **ret_error, const char *fmt, ...)
-{
-	va_list ap;
-	char *msg;
-	int n;
-
-	va_start(ap, fmt);
-	n = vasprintf(&msg, fmt, ap);
-	va_end(ap);
-	if (n < 0)
-		return -ENOMEM;
-	*ret_error = msg;
-	return -EINVAL;
-}
-
 static unsigned line_of(const char *text, size_t offset)
 {
 	unsigned line = 1;
@@ -47,9 +32,9 @@ static int parse(const char *json, size_t len, const char *name, json_object **r
 	size_t end;
 
 	if (len > SPEC_MAX)
-		return runtime_failf(ret_error, "%s: longer than %d bytes", name, SPEC_MAX);
+		return sc_failf(ret_error, "%s: longer than %d bytes", name, SPEC_MAX);
 	if (memchr(json, '\0', len))
-		return runtime_failf(ret_error, "%s:%u: invalid JSON: a NUL byte", name,
+		return sc_failf(ret_error, "%s:%u: invalid JSON: a NUL byte", name,
 				     line_of(json, (size_t)((const char *)memchr(json, '\0', len) - json)));
 	tok = json_tokener_new();
 	if (!tok)
@@ -59,18 +44,18 @@ static int parse(const char *json, size_t len, const char *name, json_object **r
 	end = json_tokener_get_parse_end(tok);
 	json_tokener_free(tok);
 	if (!o)
-		return runtime_failf(ret_error, "%s:%u: invalid JSON: %s", name, line_of(json, end),
+		return sc_failf(ret_error, "%s:%u: invalid JSON: %s", name, line_of(json, end),
 				     e == json_tokener_continue ? "unexpected end of input" : json_tokener_error_desc(e));
 	while (end < len && strchr(" \t\r\n", json[end]))
 		end++;
 	if (end < len) {
 		json_object_put(o);
-		return runtime_failf(ret_error, "%s:%u: invalid JSON: trailing bytes after the object", name,
+		return sc_failf(ret_error, "%s:%u: invalid JSON: trailing bytes after the object", name,
 				     line_of(json, end));
 	}
 	if (!json_object_is_type(o, json_type_object)) {
 		json_object_put(o);
-		return runtime_failf(ret_error, "%s: not a JSON object", name);
+		return sc_failf(ret_error, "%s: not a JSON object", name);
 	}
 	*ret = o;
 	return 0;
@@ -103,12 +88,12 @@ static int find_stage(json_object *hooks, const char *stage, const char *name, j
 	if (!json_object_object_get_ex(hooks, stage, &list) || json_object_is_type(list, json_type_null))
 		return 0;
 	if (!json_object_is_type(list, json_type_array))
-		return runtime_failf(ret_error, "%s: hooks.%s: must be an array", name, stage);
+		return sc_failf(ret_error, "%s: hooks.%s: must be an array", name, stage);
 	n = json_object_array_length(list);
 	for (i = 0; i < n; i++) {
 		h = json_object_array_get_idx(list, i);
 		if (!json_object_is_type(h, json_type_object))
-			return runtime_failf(ret_error, "%s: hooks.%s[%zu]: must be an object", name, stage, i);
+			return sc_failf(ret_error, "%s: hooks.%s[%zu]: must be an object", name, stage, i);
 		if (is_ours(h))
 			return 1;
 	}
@@ -142,7 +127,7 @@ static int add_hook(json_object *o, const char *name, const char *hook_path, boo
 		hooks = json_object_new_object();
 		json_object_object_add(o, "hooks", hooks);
 	} else if (!json_object_is_type(hooks, json_type_object))
-		return runtime_failf(ret_error, "%s: hooks: must be an object", name);
+		return sc_failf(ret_error, "%s: hooks: must be an object", name);
 	r = find_stage(hooks, "prestart", name, &unused, ret_error);
 	if (r == 1 || r < 0)
 		return r;
@@ -294,7 +279,7 @@ static int take_prctl(json_object *rule, size_t i, const char *name, const char 
 	size_t n;
 
 	if (!json_object_is_type(rule, json_type_object))
-		return runtime_failf(ret_error, "%s: linux.seccomp.syscalls[%zu]: must be an object", name, i);
+		return sc_failf(ret_error, "%s: linux.seccomp.syscalls[%zu]: must be an object", name, i);
 	if (!json_object_object_get_ex(rule, "names", &names) || !json_object_is_type(names, json_type_array))
 		return 0;
 	if (!action || denies(action) || is_allow_except_lock(rule))
@@ -311,7 +296,7 @@ static int take_prctl(json_object *rule, size_t i, const char *name, const char 
 			continue;
 		if (conditional || (strcmp(action, "SCMP_ACT_ALLOW") != 0 && strcmp(action, "SCMP_ACT_LOG") != 0 &&
 				    strcmp(action, def) != 0))
-			return runtime_failf(ret_error,
+			return sc_failf(ret_error,
 					     "%s: linux.seccomp.syscalls[%zu]: %s for prctl%s would let PR_SCHED_CORE "
 					     "through: cannot lock the container's cookie ([Container] Lock=yes)",
 					     name, i, action, conditional ? " on conditions" : "");
@@ -336,7 +321,7 @@ static int add_lock(json_object *o, const char *name, char **ret_error)
 		linux_ = json_object_new_object();
 		json_object_object_add(o, "linux", linux_);
 	} else if (!json_object_is_type(linux_, json_type_object))
-		return runtime_failf(ret_error, "%s: linux: must be an object", name);
+		return sc_failf(ret_error, "%s: linux: must be an object", name);
 	if (!json_object_object_get_ex(linux_, "seccomp", &seccomp) || json_object_is_type(seccomp, json_type_null)) {
 		json_object *arches = json_object_new_array();
 
@@ -353,15 +338,15 @@ static int add_lock(json_object *o, const char *name, char **ret_error)
 		json_object_object_add(seccomp, "architectures", arches);
 		json_object_object_add(linux_, "seccomp", seccomp);
 	} else if (!json_object_is_type(seccomp, json_type_object))
-		return runtime_failf(ret_error, "%s: linux.seccomp: must be an object", name);
+		return sc_failf(ret_error, "%s: linux.seccomp: must be an object", name);
 	def = str_of(seccomp, "defaultAction");
 	if (!def)
-		return runtime_failf(ret_error, "%s: linux.seccomp.defaultAction: must be a string", name);
+		return sc_failf(ret_error, "%s: linux.seccomp.defaultAction: must be a string", name);
 	if (!json_object_object_get_ex(seccomp, "syscalls", &syscalls) || json_object_is_type(syscalls, json_type_null)) {
 		syscalls = json_object_new_array();
 		json_object_object_add(seccomp, "syscalls", syscalls);
 	} else if (!json_object_is_type(syscalls, json_type_array))
-		return runtime_failf(ret_error, "%s: linux.seccomp.syscalls: must be an array", name);
+		return sc_failf(ret_error, "%s: linux.seccomp.syscalls: must be an array", name);
 	n = json_object_array_length(syscalls);
 	for (size_t i = 0; i < n; i++)
 		for (size_t c = 0; c < sizeof(lock_cmds) / sizeof(lock_cmds[0]); c++)

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/* cs-reuse SOCKET GOFILE MESSAGE...: a connection that outlives the process
- * that opened it. Connects to SOCKET, forks, and the connecting process
- * prints its pid and exits; the child, holding the connection, waits until
+/* cs-reuse [--accepted] SOCKET GOFILE MESSAGE...: a connection that
+ * outlives the process that opened it. Connects to SOCKET (with
+ * --accepted, waits for an answer, so that the daemon has accepted it
+ * while its peer lives), forks, and the connecting process prints its pid
+ * and exits; the child, holding the connection, waits until
  * GOFILE exists (the caller has meanwhile given that pid to another
  * process), then sends each MESSAGE (a varlink call, NUL-terminated on the
  * wire) and prints each reply on a line of its own. Whatever the daemon
@@ -48,17 +50,25 @@ int main(int argc, char **argv)
 {
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
 	struct timespec nap = { 0, 20000000 };
+	const char *getinfo = "{\"method\":\"org.varlink.service.GetInfo\",\"parameters\":{}}";
+	bool accepted = argc > 1 && strcmp(argv[1], "--accepted") == 0;
 	int fd, waited = 0;
 	pid_t child;
 
+	argc -= accepted;
+	argv += accepted;
 	if (argc < 4) {
-		fprintf(stderr, "usage: cs-reuse SOCKET GOFILE MESSAGE...\n");
+		fprintf(stderr, "usage: cs-reuse [--accepted] SOCKET GOFILE MESSAGE...\n");
 		return 2;
 	}
 	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", argv[1]);
 	if (fd < 0 || connect(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
 		perror("cs-reuse: connect");
+		return 2;
+	}
+	if (accepted && call(fd, getinfo, false) < 0) {
+		fprintf(stderr, "cs-reuse: no answer from %s\n", argv[1]);
 		return 2;
 	}
 	child = fork();
@@ -78,7 +88,7 @@ int main(int argc, char **argv)
 		}
 		/* a call now and then, so that the daemon does not drop the
 		 * connection as idle meanwhile */
-		if (waited % 25 == 0 && call(fd, "{\"method\":\"org.varlink.service.GetInfo\",\"parameters\":{}}", false) < 0) {
+		if (waited % 25 == 0 && call(fd, getinfo, false) < 0) {
 			printf("closed\n");
 			return 0;
 		}

@@ -1699,6 +1699,36 @@ static void test_fork_race_then_helper(void)
 	}
 }
 
+/* An exec event of an earlier process under a reused pid, older than two
+ * requests on the process that has the pid now (a clear, then a
+ * placement): it did not end that clear, which began after it. A child
+ * forked between the two requests was forked by a cleared process. */
+static void test_reused_pid_exec_before_clear(void)
+{
+	struct fproc *w, *old, *n, *mid;
+	pid_t pid;
+
+	e = scenario("[Group web]\nMatchExe=/usr/bin/web\n[Group vm]\nPer=process\n");
+	if (!e)
+		return;
+	w = spawn("/usr/bin/web", 1000);
+	old = spawn("/bin/sh", 1000);
+	deliver(n_events);
+	CHECK(w && old && cookie_of(w) != 0);
+	pid = old->pid;
+	exec_as(old, "/usr/bin/helper");
+	op_exit(old);
+	next_pid = pid; /* the next fork reuses it */
+	n = fork_of(w);
+	CHECK(n && n->pid == pid);
+	CHECK(engine_clear(e, pid) == 0);
+	mid = fork_of(n);
+	CHECK(engine_assign(e, pid, "vm", NULL, ORIGIN_ASSIGN) == 0);
+	deliver(n_events);
+	CHECK(mid && cookie_of(mid) == 0 && !has_group(mid->pid, "web"));
+	e = engine_free(e);
+}
+
 int main(void)
 {
 	log_set_max_level(LOG_CRIT);
@@ -1716,6 +1746,7 @@ int main(void)
 	RUN(test_scan_meets_child_forked_before_request);
 	RUN(test_cleared_parent_gone_before_fork_event);
 	RUN(test_fork_race_then_helper);
+	RUN(test_reused_pid_exec_before_clear);
 	RUN(test_model);
 	UNIT_EXIT();
 }

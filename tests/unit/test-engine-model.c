@@ -1729,6 +1729,37 @@ static void test_reused_pid_exec_before_clear(void)
 	e = engine_free(e);
 }
 
+/* A member's child exits before the daemon takes its fork event, and its
+ * pid goes to the child of another user's shell: the fork event, read
+ * late, finds that process. It runs neither the member's program nor one
+ * a group claims, and did not inherit the member's placement: it must not
+ * join the member's key. */
+static void test_fork_event_of_reused_pid(void)
+{
+	struct fproc *w, *sh, *c, *d;
+	pid_t pid;
+
+	e = scenario("[Group web]\nMatchExe=/usr/bin/web\n");
+	if (!e)
+		return;
+	w = spawn("/usr/bin/web", 1000);
+	sh = spawn("/bin/sh", 1001);
+	deliver(n_events);
+	CHECK(w && sh && cookie_of(w) != 0);
+	c = fork_of(w);
+	CHECK(c != NULL);
+	if (!c)
+		return;
+	pid = c->pid;
+	op_exit(c);
+	next_pid = pid; /* the next fork reuses it */
+	d = fork_of(sh);
+	CHECK(d && d->pid == pid);
+	deliver(n_events);
+	CHECK(d && cookie_of(d) == 0 && !has_group(d->pid, "web"));
+	e = engine_free(e);
+}
+
 int main(void)
 {
 	log_set_max_level(LOG_CRIT);
@@ -1747,6 +1778,7 @@ int main(void)
 	RUN(test_cleared_parent_gone_before_fork_event);
 	RUN(test_fork_race_then_helper);
 	RUN(test_reused_pid_exec_before_clear);
+	RUN(test_fork_event_of_reused_pid);
 	RUN(test_model);
 	UNIT_EXIT();
 }

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/auxv.h>
 #include <unistd.h>
 
 #include "cli.h"
@@ -55,8 +56,10 @@ int cli_handoff(int argc, char **argv)
 	/* Beside the front end first (a build tree), then where the install
 	 * layout puts it relative to the front end (an unpacked package, a
 	 * DESTDIR), then where it was installed. Only a missing file moves
-	 * on to the next place. */
-	n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	 * on to the next place. Set-user-ID or with file capabilities, only
+	 * where it was installed: a hard link of it in a directory of the
+	 * caller's would otherwise run the caller's program as its owner. */
+	n = getauxval(AT_SECURE) ? -1 : readlink("/proc/self/exe", self, sizeof(self) - 1);
 	if (n > 0) {
 		self[n] = '\0';
 		slash = strrchr(self, '/');

@@ -88,12 +88,15 @@ int auth_peer_snapshot(int fd, struct auth_peer *ret)
 	len = sizeof(p.pidfd);
 	if (getsockopt(fd, SOL_SOCKET, SO_PEERPIDFD, &p.pidfd, &len) < 0) {
 		p.pidfd = -1;
-		if (errno != ENOPROTOOPT && errno != EINVAL) {
+		/* EINVAL: the kernel has the peer's pid and the process has
+		 * exited; its number may name another process by now. */
+		if (errno == EINVAL)
+			p.gone = true;
+		else if (errno != ENOPROTOOPT) {
 			r = -errno;
 			auth_peer_done(&p);
 			return r;
-		}
-		if (p.pid > 0)
+		} else if (p.pid > 0)
 			p.pidfd = (int)syscall(SYS_pidfd_open, p.pid, 0);
 	}
 	if (p.pidfd >= 0)

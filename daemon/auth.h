@@ -32,6 +32,7 @@ struct auth_peer {
 	gid_t gid;       /* effective gid at connect */
 	pid_t pid;
 	int pidfd;       /* of exactly the connecting process, or -1 */
+	bool gone;       /* it exited before the connection was accepted: pid may name another */
 	gid_t *groups;   /* supplementary (SO_PEERGROUPS), owned */
 	size_t n_groups;
 };
@@ -39,7 +40,8 @@ struct auth_peer {
 /* Reads the peer of a connected unix socket: SO_PEERCRED, SO_PEERGROUPS
  * and SO_PEERPIDFD, falling back to pidfd_open() of the peer pid on a
  * kernel without SO_PEERPIDFD (then a pid reused between connect and
- * accept would be named, a window the kernel's own pidfd closes). */
+ * accept would be named, a window the kernel's own pidfd closes). A peer
+ * that has exited by then is marked gone, never looked up by its pid. */
 int auth_peer_snapshot(int fd, struct auth_peer *ret);
 void auth_peer_done(struct auth_peer *p);
 

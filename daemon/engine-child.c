@@ -89,8 +89,10 @@ static bool follows(struct engine *e, const struct task *t, const struct task *p
 	 * ran what the table says since before the fork and no group claims
 	 * the child's program, it is a helper the member ran: it inherited
 	 * the parent's placement and keeps it (sticky isolation). A program a
-	 * group claims is judged on its own, whichever exec'd. */
-	return forked_ns && p->since_ns && p->since_ns < forked_ns && !claimed(e, pi);
+	 * group claims is judged on its own, whichever exec'd. So is a process
+	 * whose parent is another: the fork event's child gone, its pid
+	 * reused by the time the event was read (or the child reparented). */
+	return forked_ns && p->since_ns && p->since_ns < forked_ns && pi->ppid == p->pid && !claimed(e, pi);
 }
 
 /* The key whose cookie t carries, when explicitly placed processes hold (or

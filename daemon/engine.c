@@ -517,12 +517,15 @@ static bool before_request(const struct engine *e, const struct procmon_event *e
 }
 
 /* An exec or uid change older than the request still ended a clear from
- * before it: a child forked between the two was not cleared. */
+ * before it: a child forked between the two was not cleared. One older
+ * than the clear itself (an earlier process's, under a reused pid) did
+ * not. */
 static void unclear_before_request(struct engine *e, const struct procmon_event *ev)
 {
 	struct task *t = engine_task(e, ev->tgid);
 
-	if (ev->kind != PROCMON_COMM && t->prev_cleared && !t->prev_uncleared_ns)
+	if (ev->kind != PROCMON_COMM && t->prev_cleared && !t->prev_uncleared_ns &&
+	    ev->timestamp_ns > t->prev_clear_ns)
 		t->prev_uncleared_ns = ev->timestamp_ns;
 }
 
@@ -656,6 +659,7 @@ static int place(struct engine *e, const struct engine_place *req, const struct 
 			prev_id = NULL;
 		t->prev_cleared = t->cleared;
 		t->prev_uncleared_ns = 0;
+		t->prev_clear_ns = t->cleared ? t->placed_ns : 0; /* a clear by request began then */
 		if (SYS(e, cookie_get, t->pid, &t->prev_cookie) < 0)
 			t->prev_cookie = COOKIE_UNKNOWN;
 		table_set_origin(e, t, req->origin);

@@ -67,6 +67,7 @@ struct task {
 	bool released;       /* let go of by its key: its cookie is to be cleared, not inferred from */
 	bool prev_cleared;   /* it was cleared before the last request */
 	uint64_t prev_uncleared_ns; /* ...until an exec or uid change older than the request (0: none) */
+	uint64_t prev_clear_ns; /* ...since this request (0: since it was forked) */
 	sc_cookie prev_cookie; /* the kernel's cookie for it just before the last request */
 	pid_t scan_ppid;     /* met by a scan before its fork event: the parent it was judged by */
 	uint64_t since_ns;   /* runs its program, as its user, since this event (0: not known) */

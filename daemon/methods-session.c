@@ -87,6 +87,8 @@ int methods_open_session(void *u, const struct control_caller *c, json_object *p
 		return fail(err, INVALID, "parameter", json_object_new_string("uid"));
 	if (get_id(p, "gid", &gid) < 0)
 		return fail(err, INVALID, "parameter", json_object_new_string("gid"));
+	if (c->peer->gone)
+		return place_failed(err, c->pid, -ESRCH);
 	if (c->peer->pidfd < 0)
 		return fail(err, ERR("NotSupported"), "reason",
 			    json_object_new_string("the caller's pidfd is unknown (a kernel before 5.3)"));
@@ -127,6 +129,8 @@ int methods_leave_session(void *u, const struct control_caller *c, json_object *
 	int r;
 
 	(void)p;
+	if (c->peer->gone)
+		return place_failed(err, c->pid, -ESRCH);
 	if (c->peer->pidfd < 0)
 		return fail(err, ERR("NotSupported"), "reason",
 			    json_object_new_string("the caller's pidfd is unknown (a kernel before 5.3)"));

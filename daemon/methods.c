@@ -578,7 +578,8 @@ static int place(struct daemon *d, const struct control_caller *c, json_object *
 
 		rq.pid = pids ? json_object_get_int(json_object_array_get_idx(pids, i)) : c->pid;
 		x.why = NULL;
-		r = rq.pid > 0 ? engine_place(d->engine, &rq) : -ESRCH;
+		/* Run: a caller gone before it was accepted is no one's to place */
+		r = rq.pid > 0 && (pids || !c->peer->gone) ? engine_place(d->engine, &rq) : -ESRCH;
 		if (r == -EPERM && x.why && !pids) {
 			json_object_put(ok);
 			json_object_put(failed);

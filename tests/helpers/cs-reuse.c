@@ -1,10 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/* cs-reuse take PID SECONDS: start a process that sleeps SECONDS under pid
- * PID (clone3 with set_tid: root), print its pid and return at once.
- *
- * cs-reuse SOCKET GOFILE MESSAGE...: a connection that outlives the process
- * that opened it. Connects to SOCKET, forks, and the connecting process
- * prints its pid and exits; the child, holding the connection, waits until
+/* cs-reuse [--accepted] SOCKET GOFILE MESSAGE...: a connection that
+ * outlives the process that opened it. Connects to SOCKET (with
+ * --accepted, waits for an answer, so that the daemon has accepted it
+ * while its peer lives), forks, and the connecting process prints its pid
+ * and exits; the child, holding the connection, waits until
  * GOFILE exists (the caller has meanwhile given that pid to another
  * process), then sends each MESSAGE (a varlink call, NUL-terminated on the
  * wire) and prints each reply on a line of its own. Whatever the daemon
@@ -13,16 +12,11 @@
  * second, so that it is not dropped as idle. Exit status 2 on a set-up
  * error. */
 #define _GNU_SOURCE
-#include <fcntl.h>
-#include <linux/sched.h>
-#include <signal.h>
 #include <stdbool.h>
-#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
-#include <sys/syscall.h>
 #include <sys/un.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -52,46 +46,29 @@ static int call(int fd, const char *msg, bool print)
 	return 0;
 }
 
-static int take(pid_t pid, unsigned secs)
-{
-	struct clone_args args = { .exit_signal = SIGCHLD, .set_tid = (uint64_t)(uintptr_t)&pid, .set_tid_size = 1 };
-	long r = syscall(SYS_clone3, &args, sizeof(args));
-
-	if (r < 0) {
-		perror("cs-reuse: clone3 with set_tid");
-		return 2;
-	}
-	if (r == 0) { /* off the caller's pipe, or $(...) would wait for it */
-		int null = open("/dev/null", O_RDWR);
-
-		if (null >= 0) {
-			dup2(null, STDOUT_FILENO);
-			dup2(null, STDERR_FILENO);
-		}
-		sleep(secs);
-		_exit(0);
-	}
-	printf("%ld\n", r);
-	return 0;
-}
-
 int main(int argc, char **argv)
 {
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
 	struct timespec nap = { 0, 20000000 };
+	const char *getinfo = "{\"method\":\"org.varlink.service.GetInfo\",\"parameters\":{}}";
+	bool accepted = argc > 1 && strcmp(argv[1], "--accepted") == 0;
 	int fd, waited = 0;
 	pid_t child;
 
-	if (argc == 4 && strcmp(argv[1], "take") == 0)
-		return take((pid_t)atoi(argv[2]), (unsigned)atoi(argv[3]));
+	argc -= accepted;
+	argv += accepted;
 	if (argc < 4) {
-		fprintf(stderr, "usage: cs-reuse SOCKET GOFILE MESSAGE... | cs-reuse take PID SECONDS\n");
+		fprintf(stderr, "usage: cs-reuse [--accepted] SOCKET GOFILE MESSAGE...\n");
 		return 2;
 	}
 	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", argv[1]);
 	if (fd < 0 || connect(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
 		perror("cs-reuse: connect");
+		return 2;
+	}
+	if (accepted && call(fd, getinfo, false) < 0) {
+		fprintf(stderr, "cs-reuse: no answer from %s\n", argv[1]);
 		return 2;
 	}
 	child = fork();
@@ -111,7 +88,7 @@ int main(int argc, char **argv)
 		}
 		/* a call now and then, so that the daemon does not drop the
 		 * connection as idle meanwhile */
-		if (waited % 25 == 0 && call(fd, "{\"method\":\"org.varlink.service.GetInfo\",\"parameters\":{}}", false) < 0) {
+		if (waited % 25 == 0 && call(fd, getinfo, false) < 0) {
 			printf("closed\n");
 			return 0;
 		}

@@ -28,3 +28,17 @@ expect no-such-process-rc $? 5
 bg cs-runas 1000 1000 coresched new -- sleep 100
 sleep 0.3
 expect_set user-runs-tagged "$(cookie $!)"
+
+# A set-user-ID front end executes only the full command line it was built
+# with, never one beside a link of it in a directory of the caller's (here
+# a copy stands for the hard link). Not set-user-ID, it takes the one
+# beside it, as in a build tree: the check can tell.
+mkdir -p /tmp/fe && chmod 777 /tmp/fe && rm -f /tmp/fe/ran
+cp "$(command -v coresched)" /tmp/fe/coresched && chown 0:0 /tmp/fe/coresched && chmod 4755 /tmp/fe/coresched
+printf '#!/bin/sh\nid -u > /tmp/fe/ran\n' > /tmp/fe/coresched-cli && chmod 755 /tmp/fe/coresched-cli
+msg=$(cs-runas 1000 1000 /tmp/fe/coresched status 2>&1)
+if [ -e /tmp/fe/ran ]; then fail suid-frontend-ignores-neighbour "ran /tmp/fe/coresched-cli: $msg"; else pass suid-frontend-ignores-neighbour; fi
+chmod 755 /tmp/fe/coresched
+cs-runas 1000 1000 /tmp/fe/coresched status > /dev/null 2>&1
+expect plain-frontend-takes-neighbour "$(cat /tmp/fe/ran 2>/dev/null)" 1000
+rm -rf /tmp/fe

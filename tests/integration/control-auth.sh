@@ -140,32 +140,64 @@ expect idle-shared-slots "$((72 - refused))" 56
 expect idle-all-dropped "$dropped $kept" "56 0"
 
 # ---- (e) a pid reused between connect and request grants nothing ----
-# tester connects, and the connecting process exits; its pid goes to a
-# process of root's (group root: ControlGroup=, privileged); tester's
-# connection, held by a child, then asks to be run in tester's group and
-# to reload. Judged by what was known at connect: Run places no one (the
-# caller is gone), Reload is refused; root's process keeps cookie 0.
-rm -f /tmp/reuse-go /tmp/reuse.out
-cs-runas 1000 1000 $H/cs-reuse "$SOCK" /tmp/reuse-go \
-	'{"method":"io.coresched.Run","parameters":{"group":"open"}}' \
-	'{"method":"io.coresched.Reload","parameters":{}}' > /tmp/reuse.out 2>&1 &
-gone=$!
-wait "$gone"
-reused=$($H/cs-reuse take "$gone" 100)
-[ -n "$reused" ] && cleanup_pids="$cleanup_pids $reused"
-if [ -z "$reused" ]; then
-	skip reuse "pid $gone could not be given to another process"
-else
-	expect reuse-connector-pid "$(head -n1 /tmp/reuse.out)" "$gone"
+# tester connects, and the connecting process exits; a child holds the
+# connection while the pid goes to another process, then asks. Judged by
+# what was known at connect, not by what the pid names now.
+# reuse_to accepted|late UID MESSAGE...: accepted: the daemon accepts the
+# connection while its peer lives (and holds its pidfd); late: the daemon
+# is stopped until the peer has exited (the kernel then has no pidfd of
+# it to give). Sets reused (empty if the pid could not be had, and why
+# says why) to the pid, now running `cs-hold 100` as UID; the replies are
+# in /tmp/reuse.out after the connecting pid.
+reuse_to() {
+	local when=$1 as=$2 gone
+	shift 2
+	rm -f /tmp/reuse-go /tmp/reuse.out
+	if [ "$when" = late ]; then
+		kill -STOP "$DPID"
+		cs-runas 1000 1000 $H/cs-reuse "$SOCK" /tmp/reuse-go "$@" > /tmp/reuse.out 2>&1 &
+	else
+		cs-runas 1000 1000 $H/cs-reuse --accepted "$SOCK" /tmp/reuse-go "$@" > /tmp/reuse.out 2>&1 &
+	fi
+	gone=$!
+	wait "$gone"
+	[ "$when" = late ] && kill -CONT "$DPID"
+	reused=""
+	if ! cs-pidat "$gone" cs-runas $as $as $H/cs-hold 100 > /dev/null 2> /tmp/reuse-pidat.err; then
+		why=$(cat /tmp/reuse-pidat.err)
+		return 0
+	fi
+	reused=$gone
+	cleanup_pids="$cleanup_pids $reused"
+	wait_for runs $reused $H/cs-hold # its own uid, dumpable: as a user's process is
+	expect reuse-$when-$as-connector-pid "$(head -n1 /tmp/reuse.out)" "$reused"
 	touch /tmp/reuse-go
-	wait_for [ "$(wc -l < /tmp/reuse.out)" -ge 3 ]
-	run=$(sed -n 2p /tmp/reuse.out) reload=$(sed -n 3p /tmp/reuse.out)
-	echo "control-auth: pid $gone reused by root's $reused ($(sed -n 's/^Uid:\t\([0-9]*\).*/uid \1/p; s/^Gid:\t\([0-9]*\).*/gid \1/p' /proc/$reused/status | tr '\n' ' '))"
-	echo "control-auth: Run answered: $run"
-	echo "control-auth: Reload answered: $reload"
-	assigned=$(printf '%s\n' "$run" | sed -n 's/.*"assigned": *\[\([^]]*\)\].*/\1/p' | tr -d ' ')
-	has reuse-run-answered "$run" '"(error|parameters)"'
-	expect reuse-run-assigned-none "$assigned" ""
+	wait_for [ "$(wc -l < /tmp/reuse.out)" -gt $# ]
+}
+run_msg='{"method":"io.coresched.Run","parameters":{"group":"open"}}'
+# To another process of tester's, which tester may place: acting on the
+# pid now would tag it. Run places no one (the caller is gone), though
+# the process could have been placed (tester does it afterwards, by pid).
+for when in accepted late; do
+	reuse_to $when 1000 "$run_msg"
+	if [ -z "$reused" ]; then
+		skip reuse-$when-own "the pid could not be given to another process: $why"
+		continue
+	fi
+	run=$(sed -n 2p /tmp/reuse.out)
+	has reuse-$when-own-run-caller-gone "$run" "\"error\":\"io.coresched.AssignFailed\".*\"pid\": *$reused[,}]"
+	hasnt reuse-$when-own-run-assigned "$run" '"assigned"'
+	expect reuse-$when-own-process-untouched "$(cookie "$reused")" 0x0
+	asuser assign -g open "$reused"
+	expect reuse-$when-own-placeable-rc $? 0
+	expect_set reuse-$when-own-placeable "$(cookie "$reused")"
+done
+# To a process of root's (group root: ControlGroup=, privileged): Reload
+# is refused, as it was to tester at connect.
+reuse_to accepted 0 '{"method":"io.coresched.Reload","parameters":{}}'
+if [ -z "$reused" ]; then
+	skip reuse-root "the pid could not be given to another process: $why"
+else
+	has reuse-reload-refused "$(sed -n 2p /tmp/reuse.out)" '"error":"io.coresched.PermissionDenied"'
 	expect reuse-root-process-untouched "$(cookie "$reused")" 0x0
-	has reuse-reload-refused "$reload" '"error":"io.coresched.PermissionDenied"'
 fi

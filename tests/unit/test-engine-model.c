@@ -1800,6 +1800,65 @@ static void test_helper_started_while_down(void)
 	CHECK(engine_task(e, c->pid) && engine_task(e, c->pid)->origin == ORIGIN_STICKY);
 	CHECK(before && cookie_of(before) == 0 && !has_group(before->pid, "web"));
 	scenario_done();
+/* An exec event of an earlier process under a reused pid, older than two
+ * requests on the process that has the pid now (a clear, then a
+ * placement): it did not end that clear, which began after it. A child
+ * forked between the two requests was forked by a cleared process. */
+static void test_reused_pid_exec_before_clear(void)
+{
+	struct fproc *w, *old, *n, *mid;
+	pid_t pid;
+
+	e = scenario("[Group web]\nMatchExe=/usr/bin/web\n[Group vm]\nPer=process\n");
+	if (!e)
+		return;
+	w = spawn("/usr/bin/web", 1000);
+	old = spawn("/bin/sh", 1000);
+	deliver(n_events);
+	CHECK(w && old && cookie_of(w) != 0);
+	pid = old->pid;
+	exec_as(old, "/usr/bin/helper");
+	op_exit(old);
+	next_pid = pid; /* the next fork reuses it */
+	n = fork_of(w);
+	CHECK(n && n->pid == pid);
+	CHECK(engine_clear(e, pid) == 0);
+	mid = fork_of(n);
+	CHECK(engine_assign(e, pid, "vm", NULL, ORIGIN_ASSIGN) == 0);
+	deliver(n_events);
+	CHECK(mid && cookie_of(mid) == 0 && !has_group(mid->pid, "web"));
+	e = engine_free(e);
+}
+
+/* A member's child exits before the daemon takes its fork event, and its
+ * pid goes to the child of another user's shell: the fork event, read
+ * late, finds that process. It runs neither the member's program nor one
+ * a group claims, and did not inherit the member's placement: it must not
+ * join the member's key. */
+static void test_fork_event_of_reused_pid(void)
+{
+	struct fproc *w, *sh, *c, *d;
+	pid_t pid;
+
+	e = scenario("[Group web]\nMatchExe=/usr/bin/web\n");
+	if (!e)
+		return;
+	w = spawn("/usr/bin/web", 1000);
+	sh = spawn("/bin/sh", 1001);
+	deliver(n_events);
+	CHECK(w && sh && cookie_of(w) != 0);
+	c = fork_of(w);
+	CHECK(c != NULL);
+	if (!c)
+		return;
+	pid = c->pid;
+	op_exit(c);
+	next_pid = pid; /* the next fork reuses it */
+	d = fork_of(sh);
+	CHECK(d && d->pid == pid);
+	deliver(n_events);
+	CHECK(d && cookie_of(d) == 0 && !has_group(d->pid, "web"));
+	e = engine_free(e);
 }
 
 int main(void)
@@ -1820,6 +1879,8 @@ int main(void)
 	RUN(test_cleared_parent_gone_before_fork_event);
 	RUN(test_fork_race_then_helper);
 	RUN(test_helper_started_while_down);
+	RUN(test_reused_pid_exec_before_clear);
+	RUN(test_fork_event_of_reused_pid);
 	RUN(test_model);
 	UNIT_EXIT();
 }

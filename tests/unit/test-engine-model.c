@@ -1800,6 +1800,8 @@ static void test_helper_started_while_down(void)
 	CHECK(engine_task(e, c->pid) && engine_task(e, c->pid)->origin == ORIGIN_STICKY);
 	CHECK(before && cookie_of(before) == 0 && !has_group(before->pid, "web"));
 	scenario_done();
+}
+
 /* An exec event of an earlier process under a reused pid, older than two
  * requests on the process that has the pid now (a clear, then a
  * placement): it did not end that clear, which began after it. A child

@@ -54,6 +54,7 @@ struct engine {
 	 * started while no daemon ran. Not known: every process did. */
 	uint64_t seen_until;
 	bool seen_known;
+	uint64_t watched_ns;   /* now_ns() up to which processes were seen: the start-up scan, then the last event */
 	engine_exit_hook exit_hook;
 	void *exit_userdata;
 	struct grave graves[ENGINE_GRAVES];

@@ -275,6 +275,7 @@ static int scan(struct engine *e, bool adopt_cookies, bool verify, bool all)
 	if (!adopt_cookies)
 		engine_retry_unsettled(e);
 	if (adopt_cookies) {
+		e->watched_ns = SYS(e, now_ns); /* the walk saw what had started by now */
 		engine_state_restore(e);
 		adopt(e, s.pending, s.n_pending);
 		e->adopted = true;

@@ -63,9 +63,9 @@ static int d_cpu_ns(void *u, pid_t pid, uint64_t *ret)
 {
 	return dry_of(u)->real->cpu_ns ? REAL(dry_of(u), cpu_ns, pid, ret) : -EOPNOTSUPP;
 }
-static int d_touch(void *u, const char *path)
+static int d_touch(void *u, const char *path, uint64_t seen_ns)
 {
-	return dry_of(u)->real->touch ? REAL(dry_of(u), touch, path) : -EOPNOTSUPP;
+	return dry_of(u)->real->touch ? REAL(dry_of(u), touch, path, seen_ns) : -EOPNOTSUPP;
 }
 static int d_seen_until(void *u, const char *path, uint64_t *ret)
 {

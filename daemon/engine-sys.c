@@ -224,15 +224,23 @@ static uint64_t l_now_ns(void *u)
 	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
 }
 
-static int l_touch(void *u, const char *path)
-{
-	(void)u;
-	return utimensat(AT_FDCWD, path, NULL, 0) < 0 ? -errno : 0;
-}
-
 static int64_t ts_ns(const struct timespec *ts)
 {
 	return (int64_t)ts->tv_sec * 1000000000LL + ts->tv_nsec;
+}
+
+/* seen_ns (CLOCK_MONOTONIC) as the file's modification time (CLOCK_REALTIME). */
+static int l_touch(void *u, const char *path, uint64_t seen_ns)
+{
+	struct timespec real, mono, t[2];
+	int64_t ns;
+
+	(void)u;
+	if (clock_gettime(CLOCK_REALTIME, &real) < 0 || clock_gettime(CLOCK_MONOTONIC, &mono) < 0)
+		return -errno;
+	ns = ts_ns(&real) - (seen_ns && (int64_t)seen_ns < ts_ns(&mono) ? ts_ns(&mono) - (int64_t)seen_ns : 0);
+	t[0] = t[1] = (struct timespec){ ns / 1000000000LL, ns % 1000000000LL };
+	return utimensat(AT_FDCWD, path, t, 0) < 0 ? -errno : 0;
 }
 
 /* The file's modification time, CLOCK_REALTIME, as clock ticks since boot

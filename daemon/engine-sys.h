@@ -46,12 +46,13 @@ struct engine_sys {
 	int (*cpu_ns)(void *u, pid_t pid, uint64_t *ret);
 	/* CLOCK_MONOTONIC in ns: the proc connector's event timestamps. */
 	uint64_t (*now_ns)(void *u);
-	/* The daemon's heartbeat in its state file: mark path as seen now
-	 * (its modification time), and read back when it was last so marked,
-	 * in the unit of procinfo's start_time (clock ticks since boot), so
-	 * that a process started later is known to have started while no
-	 * daemon ran. May be NULL: no heartbeat. */
-	int (*touch)(void *u, const char *path);
+	/* The daemon's heartbeat in its state file: mark path with the time
+	 * up to which processes were seen (a now_ns() value: the last event
+	 * taken), as its modification time; and read back that time in the
+	 * unit of procinfo's start_time (clock ticks since boot), so that a
+	 * process started later is known to have started unseen. May be NULL:
+	 * no heartbeat. */
+	int (*touch)(void *u, const char *path, uint64_t seen_ns);
 	int (*seen_until)(void *u, const char *path, uint64_t *ret);
 	/* Not used by the engine; for a table built on another (the dry run's),
 	 * may be NULL otherwise. The process thread tid belongs to. */

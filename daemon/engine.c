@@ -535,6 +535,8 @@ void engine_on_event(struct engine *e, const struct procmon_event *ev)
 	int r = 0;
 
 	e->c.events++;
+	if (ev->timestamp_ns > e->watched_ns)
+		e->watched_ns = ev->timestamp_ns;
 	switch (ev->kind) {
 	case PROCMON_FORK:
 		if (ev->pid == ev->tgid)
@@ -734,11 +736,12 @@ static void hazard_check(struct engine *e)
 }
 
 /* Once a second and at a clean stop: the state file's modification time
- * says until when a daemon watched (see seen_until). */
+ * says until when a daemon watched (see seen_until): the last event taken,
+ * for what was queued behind it was not seen. */
 static void engine_heartbeat(struct engine *e)
 {
 	if (e->state_path && e->state_loaded && e->sys->touch)
-		(void)SYS(e, touch, e->state_path);
+		(void)SYS(e, touch, e->state_path, e->watched_ns);
 }
 
 void engine_tick(struct engine *e)

@@ -431,15 +431,37 @@ static int fk_cpu_ns(void *u, pid_t pid, uint64_t *ret)
 	return 0;
 }
 
-/* The heartbeat: the process clock when the daemon last touched its
- * state file (0: never). */
+/* The heartbeat: the process clock (start times) as it was at the event
+ * time the daemon last marked its state file with (0: never). Forks log
+ * both clocks, in order. */
 static uint64_t fk_seen;
+static struct { uint64_t ns, tick; } forklog[1 << 16];
+static size_t n_forklog;
 
-static int fk_touch(void *u, const char *path)
+static void forklog_add(uint64_t ns, uint64_t tick)
 {
+	forklog[n_forklog % (sizeof(forklog) / sizeof(forklog[0]))].ns = ns;
+	forklog[n_forklog % (sizeof(forklog) / sizeof(forklog[0]))].tick = tick;
+	n_forklog++;
+}
+
+static int fk_touch(void *u, const char *path, uint64_t seen_ns)
+{
+	size_t size = sizeof(forklog) / sizeof(forklog[0]), lo = n_forklog > size ? n_forklog - size : 0;
+	/* no fork yet: every process is the boot's; none before seen_ns: the
+	 * ones before the first fork logged */
+	uint64_t tick = n_forklog ? forklog[lo % size].tick - 1 : clock_ticks;
+
 	(void)u;
 	(void)path;
-	fk_seen = clock_ticks;
+	for (size_t i = n_forklog; i-- > lo;)
+		if (forklog[i % size].ns <= seen_ns) {
+			tick = forklog[i % size].tick;
+			break;
+		}
+	fk_seen = tick > clock_ticks ? clock_ticks : tick;
+	if (!fk_seen)
+		fk_seen = 1;
 	return 0;
 }
 
@@ -645,6 +667,7 @@ static void op_fork(struct fproc *parent)
 	c->th[0] = (struct fthread){ .tid = pid, .alive = true, .cookie = parent->th[j].cookie };
 	oracle_fork(c, parent);
 	emit(PROCMON_FORK, c, pid, parent);
+	forklog_add(vclock_ns, c->start);
 	trace(c, "forked");
 	if (trace_pid && c->pid == trace_pid)
 		fprintf(stderr, "  trace: parent %d\n", parent->pid);
@@ -1073,6 +1096,7 @@ static void reset(void)
 	sched_ext_on = false;
 	holder_fail = 0;
 	fk_seen = 0;
+	n_forklog = 0;
 	next_pid = PID_MIN;
 	tick_no = 1;
 	n_checked = n_strict = 0;

@@ -302,10 +302,19 @@ start_walk() {
 	wait_gone "$pid"
 	echo "w $ms - -" >> "$B/start"
 }
+nprocs() { ls -d /proc/[0-9]* 2> /dev/null | wc -l; }
+# spawned_gone N: stop the spawners and wait (up to 60 s) for their
+# children, which die with them, until about N processes are left, so
+# that whatever runs next does not walk them.
+spawned_gone() {
+	local i=0
+	kill $SPIDS 2>/dev/null; wait $SPIDS 2>/dev/null; SPIDS=
+	while [ "$(nprocs)" -gt $(($1 + 100)) ] && [ $i -lt 600 ]; do sleep 0.1; i=$((i + 1)); done
+}
 wait_gone() { local i=0; while [ -d /proc/"$1" ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done; }
 
 bench_host_startup() {
-	local half=$((STARTPROCS / 2)) i n la0 la1 m
+	local half=$((STARTPROCS / 2)) i n n0 la0 la1 m
 	out ""
 	out "== 5d. start-up, host, dry run: time from exec to READY=1 (cs-ready) of coreschedd --dry-run with $STARTPROCS idle"
 	out "   processes more (half of them matching a group of 4), against cs-walk, a bare walk of /proc reading the same"
@@ -318,20 +327,21 @@ bench_host_startup() {
 	printf '[Daemon]\nReconcileSec=0\n[Group app]\nMatchExe=%s\n[Group build]\nMatchComm=cc1 cc1plus rustc\nPer=process\n[Group vms]\nMatchCgroup=/machine.slice/*\nPer=cgroup\n[Group web]\nMatchExe=/opt/web/bin/*\nPer=user\n' \
 		"$B/bin/app" > "$B/cfg5/coreschedd.conf"
 	: > "$B/start"
+	n0=$(nprocs)
 	"$B/bin/app" "$half" > "$B/app.out" & SPIDS="$SPIDS $!"
 	"$B/bin/idle" $((STARTPROCS - half)) > "$B/idle.out" & SPIDS="$SPIDS $!"
 	i=0
 	while ! { grep -q ready "$B/app.out" && grep -q ready "$B/idle.out"; } && [ $i -lt 1200 ]; do sleep 0.1; i=$((i + 1)); done
 	note "spawned: app $(cat "$B/app.out"), idle $(cat "$B/idle.out")"
-	n=$(ls -d /proc/[0-9]* | wc -l)
+	n=$(nprocs)
 	la0=$(cut -d' ' -f1-3 /proc/loadavg)
-	{ start_daemon && start_walk; } || { kill $SPIDS; wait $SPIDS 2>/dev/null; SPIDS=; return; }
+	{ start_daemon && start_walk; } || { spawned_gone "$n0"; return; }
 	: > "$B/start"
 	for i in $(seq "$STARTREPS"); do
 		if [ $((i % 2)) = 1 ]; then start_daemon && start_walk; else start_walk && start_daemon; fi || break
 	done
 	la1=$(cut -d' ' -f1-3 /proc/loadavg)
-	kill $SPIDS; wait $SPIDS 2>/dev/null; SPIDS=
+	spawned_gone "$n0"
 	col() { awk -v k="$1" -v c="$2" '$1 == k { print $c }' "$B/start"; }
 	range() { col "$1" "$2" | sort -g | awk 'NR == 1 { lo = $1 } { hi = $1 } END { if (NR) printf "%s-%s", lo, hi }'; }
 	out "$(printf '%-30s %12s %16s %10s %9s' "program" "READY ms" "(range)" "VmHWM KiB" "tracked")"

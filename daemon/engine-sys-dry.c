@@ -140,35 +140,35 @@ static const struct dry_record *record_of(struct dry_sys *d, pid_t pid, uint64_t
 	return rec;
 }
 
-/* The cookie process pid carries: its record, or its parent's, as fork
- * copied it. What is found through the parent is recorded, so that the
- * parent's later changes (or its exit, and a new parent) do not alter it. */
-static int cookie_of(struct dry_sys *d, pid_t pid, unsigned depth, sc_cookie *ret)
+/* What stat says of pid: the start time that names a record and the
+ * parent, from one file (the whole read where the table has no read_stat). */
+static int stat_of(struct dry_sys *d, pid_t pid, struct procinfo *ret)
 {
-	const struct dry_record *rec;
-	struct procinfo pi;
-	uint64_t start;
+	return d->real->read_stat ? REAL(d, read_stat, pid, ret) : REAL(d, read, pid, ret);
+}
+
+/* The cookie process pid (as pi describes it) carries: its record, or its
+ * parent's, as fork copied it. What is found through the parent is
+ * recorded, so that the parent's later changes (or its exit, and a new
+ * parent) do not alter it. */
+static int cookie_of_known(struct dry_sys *d, pid_t pid, const struct procinfo *pi, unsigned depth, sc_cookie *ret)
+{
+	const struct dry_record *rec = record_of(d, pid, pi->start_time);
+	struct procinfo parent;
 	sc_cookie c = 0;
 	int r;
 
-	r = REAL(d, start_time, pid, &start);
-	if (r < 0)
-		return r;
-	rec = record_of(d, pid, start);
 	if (rec) {
 		*ret = rec->cookie;
 		return 0;
 	}
-	r = REAL(d, read, pid, &pi);
-	if (r < 0)
-		return r;
 	/* The parent started first; one that did not is a newer process
 	 * under the parent's pid, whatever it says. */
-	if (pi.ppid > 0 && pi.ppid != pid && depth < MAX_ANCESTORS && !pi.kernel_thread &&
-	    REAL(d, start_time, pi.ppid, &start) == 0 && start <= pi.start_time &&
-	    cookie_of(d, pi.ppid, depth + 1, &c) < 0)
+	if (pi->ppid > 0 && pi->ppid != pid && depth < MAX_ANCESTORS && !pi->kernel_thread &&
+	    stat_of(d, pi->ppid, &parent) == 0 && parent.start_time <= pi->start_time &&
+	    cookie_of_known(d, pi->ppid, &parent, depth + 1, &c) < 0)
 		c = 0;
-	r = record(d, pid, pi.start_time, c);
+	r = record(d, pid, pi->start_time, c);
 	if (r < 0)
 		return r;
 	*ret = c;
@@ -195,13 +195,13 @@ static int freeze_child(void *userdata, pid_t child)
 static int set_cookie(struct dry_sys *d, pid_t pid, sc_cookie c)
 {
 	struct freeze f = { .d = d };
-	uint64_t start;
+	struct procinfo pi;
 	int r;
 
-	r = REAL(d, start_time, pid, &start);
+	r = stat_of(d, pid, &pi);
 	if (r < 0)
 		return r;
-	r = cookie_of(d, pid, 0, &f.cookie);
+	r = cookie_of_known(d, pid, &pi, 0, &f.cookie);
 	if (r < 0)
 		return r;
 	if (f.cookie != c) {
@@ -209,16 +209,19 @@ static int set_cookie(struct dry_sys *d, pid_t pid, sc_cookie c)
 		if (r < 0 && r != -ESRCH)
 			return r;
 	}
-	return record(d, pid, start, c);
+	return record(d, pid, pi.start_time, c);
 }
 
 static int d_cookie_get(void *u, pid_t tid, sc_cookie *ret)
 {
 	struct dry_sys *d = dry_of(u);
 	pid_t tgid;
+	struct procinfo pi;
 	int r = REAL(d, thread_group, tid, &tgid);
 
-	return r < 0 ? r : cookie_of(d, tgid, 0, ret);
+	if (r >= 0)
+		r = stat_of(d, tgid, &pi);
+	return r < 0 ? r : cookie_of_known(d, tgid, &pi, 0, ret);
 }
 
 static int d_cookie_create(void *u, pid_t pid)

@@ -59,6 +59,10 @@ struct engine_sys {
 	int (*thread_group)(void *u, pid_t tid, pid_t *ret);
 	/* fn(child) for each child process of pid. */
 	int (*for_each_child)(void *u, pid_t pid, procinfo_pid_fn fn, void *fn_userdata);
+	/* Not used by the engine; may be NULL (read serves then). What
+	 * procinfo_read_stat() reads: the dry run's cookie model needs only
+	 * the start time and the parent. */
+	int (*read_stat)(void *u, pid_t pid, struct procinfo *ret);
 	void *userdata;
 };
 

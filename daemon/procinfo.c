@@ -336,7 +336,7 @@ int procinfo_read(const char *proc_root, pid_t pid, struct procinfo *ret)
 	return 0;
 }
 
-int procinfo_start_time(const char *proc_root, pid_t pid, uint64_t *ret)
+int procinfo_read_stat(const char *proc_root, pid_t pid, struct procinfo *ret)
 {
 	char buf[STAT_READ_MAX];
 	struct procinfo info;
@@ -349,7 +349,19 @@ int procinfo_start_time(const char *proc_root, pid_t pid, uint64_t *ret)
 	close(dirfd);
 	if (r < 0)
 		return r;
+	memset(&info, 0, sizeof(info));
 	r = procinfo_parse_stat(buf, &info);
+	if (r < 0)
+		return r;
+	*ret = info;
+	return 0;
+}
+
+int procinfo_start_time(const char *proc_root, pid_t pid, uint64_t *ret)
+{
+	struct procinfo info;
+	int r = procinfo_read_stat(proc_root, pid, &info);
+
 	if (r < 0)
 		return r;
 	*ret = info.start_time;

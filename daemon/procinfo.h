@@ -27,6 +27,9 @@ struct procinfo {
 int procinfo_read(const char *proc_root, pid_t pid, struct procinfo *ret);
 /* Only the start time (cheap; used to check a pid still names a process). */
 int procinfo_start_time(const char *proc_root, pid_t pid, uint64_t *ret);
+/* Only what stat holds (pid, comm, state, ppid, start_time, kernel_thread),
+ * the rest zeroed: one file where a caller needs no ids, cgroup or exe. */
+int procinfo_read_stat(const char *proc_root, pid_t pid, struct procinfo *ret);
 
 typedef int (*procinfo_pid_fn)(void *userdata, pid_t pid);
 

@@ -1,20 +1,25 @@
 #!/bin/bash
-# tests/bench/host.sh [3c] [4c] [key=value...]: host speed of the daemon's
-# event path, on any kernel with the proc connector (no core scheduling
-# needed): coreschedd --dry-run against the floor, cs-floor --dry-run, both
-# subscribed during the same storms. A dry run decides and records exactly
+# tests/bench/host.sh [3c] [4c] [5d] [key=value...]: host speed of the
+# daemon's event path, on any kernel with the proc connector (no core
+# scheduling needed): coreschedd --dry-run against the floor, cs-floor
+# --dry-run, both subscribed during the same storms; and its start-up
+# against a bare walk of /proc. A dry run decides and records exactly
 # as the daemon does, and applies nothing; the floor in a dry run reads
 # /proc/PID/exe and compares it, and makes no core-scheduling call either.
 # Needs root (the proc connector) and a built tree; run by
 # tests/bench/collect after the VM part. Prints two tables; nothing here
-# passes or fails on a time.
+# passes or fails on a time. Prints three tables.
 #   3c: CPU per exec (matching and not) at a fixed rate, ratio to the floor
 #   4c: the highest exec rate followed with no loss, 1..N spawners
+#   5d: time to READY with many idle processes, ratio to cs-walk (a bare
+#       walk of /proc reading what the daemon reads), and the daemon's peak RSS
 #   key=value or BENCH_KEY env: cpurate (execs/s asked, 1000), cpusecs
 #   (seconds per storm, 5), cpureps (runs, 3), life (seconds each child of
 #   the CPU storms lives, 0.1), spawners (N, 2 x CPUs), losssecs (seconds
-#   per storm, 3), lossreps (runs per level, 3). Other keys are ignored:
-#   tests/bench/collect passes the VM's here too. About 2 minutes on 2 CPUs.
+#   per storm, 3), lossreps (runs per level, 3), startprocs (idle
+#   processes for 5d, 10000), startreps (interleaved rounds of 5d, 7).
+#   Other keys are ignored: tests/bench/collect passes the VM's here too.
+#   About 3 minutes on 2 CPUs.
 # 4c also keeps its runs, one a line, in build/bench/data/loss.txt for
 # tests/bench/plot.
 set -uo pipefail
@@ -24,7 +29,7 @@ NCPU=$(nproc)
 ONLY=
 for a in "$@"; do
 	case $a in
-	3c | 4c) ONLY="$ONLY $a" ;;
+	3c | 4c | 5d) ONLY="$ONLY $a" ;;
 	*=*) k=$(echo "${a%%=*}" | tr a-z A-Z); export "BENCH_$k=${a#*=}" ;;
 	esac
 done
@@ -35,24 +40,28 @@ LIFE=${BENCH_LIFE:-0.1}
 SPAWNERS=${BENCH_SPAWNERS:-$((2 * NCPU))}
 LOSSSECS=${BENCH_LOSSSECS:-3}
 LOSSREPS=${BENCH_LOSSREPS:-3}
+STARTPROCS=${BENCH_STARTPROCS:-10000}
+STARTREPS=${BENCH_STARTREPS:-7}
 
 note() { echo "bench: $*" >&2; }
 want() { [ -z "$ONLY" ] || case " $ONLY " in *" $1 "*) ;; *) return 1 ;; esac; }
 
 if [ "$(id -u)" != 0 ]; then
-	echo "bench: host speed (3c, 4c) needs root for the proc connector; skipped"
+	echo "bench: host speed (3c, 4c, 5d) needs root for the proc connector; skipped"
 	exit 0
 fi
-for p in coreschedd coresched helpers/cs-floor helpers/cs-storm helpers/cs-json; do
+for p in coreschedd coresched helpers/cs-floor helpers/cs-storm helpers/cs-json helpers/cs-ready helpers/cs-spawn \
+	helpers/cs-walk; do
 	[ -x "$top/build/$p" ] || { echo "bench: build/$p is missing (run make); host speed skipped"; exit 1; }
 done
 PATH=$top/build/helpers:$top/build:$PATH
 
 B=$(mktemp -d /tmp/coresched-hostbench.XXXXXX)
-DPID='' FPID=''
+DPID='' FPID='' SPIDS=''
 cleanup() {
 	[ -n "$FPID" ] && kill "$FPID" 2>/dev/null
 	[ -n "$DPID" ] && kill "$DPID" 2>/dev/null
+	[ -n "$SPIDS" ] && kill $SPIDS 2>/dev/null
 	wait 2>/dev/null
 	rm -rf "$B"
 }
@@ -263,9 +272,93 @@ bench_host_loss() {
 		<(sort -k1,1n -k2,2n "$B/loss"))"
 }
 
+# ---- 5d. start-up ------------------------------------------------------
+
+# ready_row: "pid ms" from cs-ready's output in $B/ready.out.
+ready_row() { sed -n 's/^pid=\([0-9]*\) ready_ms=\([0-9.]*\)$/\1 \2/p' "$B/ready.out"; }
+
+# start_daemon: coreschedd --dry-run from exec to READY=1; appends "d MS
+# VmHWM_KiB tracked" to $B/start, then stops it.
+start_daemon() {
+	local pid ms hwm tracked i=0
+	rm -f "$B/start.sock"
+	cs-ready coreschedd --dry-run --config-dir "$B/cfg5" --socket "$B/start.sock" > "$B/ready.out" 2>> "$B/dlog"
+	read -r pid ms < <(ready_row)
+	[ -n "$ms" ] || { note "coreschedd --dry-run gave no READY: $(tail -3 "$B/dlog")"; return 1; }
+	DPID=$pid
+	hwm=$(awk '/^VmHWM:/ { print $2 }' /proc/"$pid"/status)
+	tracked=$(CORESCHED_SOCKET=$B/start.sock coresched status 2>/dev/null | sed -n 's/^tracked processes: //p')
+	echo "d $ms ${hwm:--} ${tracked:--}" >> "$B/start"
+	kill "$pid"; wait_gone "$pid"; DPID= # cs-ready's child, not ours to wait for
+}
+
+# start_walk: cs-walk from exec to READY=1 (the end of its walk); appends
+# "w MS - walked".
+start_walk() {
+	local pid ms
+	cs-ready cs-walk > "$B/ready.out" 2> "$B/walk.err"
+	read -r pid ms < <(ready_row)
+	[ -n "$ms" ] || { note "cs-walk gave no READY: $(cat "$B/walk.err")"; return 1; }
+	wait_gone "$pid"
+	echo "w $ms - -" >> "$B/start"
+}
+nprocs() { ls -d /proc/[0-9]* 2> /dev/null | wc -l; }
+# spawned_gone N: stop the spawners and wait (up to 60 s) for their
+# children, which die with them, until about N processes are left, so
+# that whatever runs next does not walk them.
+spawned_gone() {
+	local i=0
+	kill $SPIDS 2>/dev/null; wait $SPIDS 2>/dev/null; SPIDS=
+	while [ "$(nprocs)" -gt $(($1 + 100)) ] && [ $i -lt 600 ]; do sleep 0.1; i=$((i + 1)); done
+}
+wait_gone() { local i=0; while [ -d /proc/"$1" ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done; }
+
+bench_host_startup() {
+	local half=$((STARTPROCS / 2)) i n n0 la0 la1 m
+	out ""
+	out "== 5d. start-up, host, dry run: time from exec to READY=1 (cs-ready) of coreschedd --dry-run with $STARTPROCS idle"
+	out "   processes more (half of them matching a group of 4), against cs-walk, a bare walk of /proc reading the same"
+	out "   files (stat, status, cgroup, exe); $STARTREPS interleaved rounds after one warm-up of each; medians (range)"
+	mkdir -p "$B/cfg5"
+	cp "$top/build/helpers/cs-spawn" "$B/bin/app"
+	cp "$top/build/helpers/cs-spawn" "$B/bin/idle"
+	# Four groups: one claims half the spawned processes, three claim
+	# nothing and are looked up for every process (by exe, comm, cgroup).
+	printf '[Daemon]\nReconcileSec=0\n[Group app]\nMatchExe=%s\n[Group build]\nMatchComm=cc1 cc1plus rustc\nPer=process\n[Group vms]\nMatchCgroup=/machine.slice/*\nPer=cgroup\n[Group web]\nMatchExe=/opt/web/bin/*\nPer=user\n' \
+		"$B/bin/app" > "$B/cfg5/coreschedd.conf"
+	: > "$B/start"
+	n0=$(nprocs)
+	"$B/bin/app" "$half" > "$B/app.out" & SPIDS="$SPIDS $!"
+	"$B/bin/idle" $((STARTPROCS - half)) > "$B/idle.out" & SPIDS="$SPIDS $!"
+	i=0
+	while ! { grep -q ready "$B/app.out" && grep -q ready "$B/idle.out"; } && [ $i -lt 1200 ]; do sleep 0.1; i=$((i + 1)); done
+	note "spawned: app $(cat "$B/app.out"), idle $(cat "$B/idle.out")"
+	n=$(nprocs)
+	la0=$(cut -d' ' -f1-3 /proc/loadavg)
+	{ start_daemon && start_walk; } || { spawned_gone "$n0"; return; }
+	: > "$B/start"
+	for i in $(seq "$STARTREPS"); do
+		if [ $((i % 2)) = 1 ]; then start_daemon && start_walk; else start_walk && start_daemon; fi || break
+	done
+	la1=$(cut -d' ' -f1-3 /proc/loadavg)
+	spawned_gone "$n0"
+	col() { awk -v k="$1" -v c="$2" '$1 == k { print $c }' "$B/start"; }
+	range() { col "$1" "$2" | sort -g | awk 'NR == 1 { lo = $1 } { hi = $1 } END { if (NR) printf "%s-%s", lo, hi }'; }
+	out "$(printf '%-30s %12s %16s %10s %9s' "program" "READY ms" "(range)" "VmHWM KiB" "tracked")"
+	out "$(printf '%-30s %12s %16s %10s %9s' "coreschedd --dry-run" "$(col d 2 | median)" "($(range d 2))" \
+		"$(col d 3 | median)" "$(col d 4 | median)")"
+	out "$(printf '%-30s %12s %16s %10s %9s' "cs-walk" "$(col w 2 | median)" "($(range w 2))" - -)"
+	# The rounds' own ratios, pairing each round's daemon and walk.
+	paste <(col d 2) <(col w 2) | awk '$2 > 0 { print $1 / $2 }' > "$B/ratios"
+	m=$(awk -v d="$(col d 2 | median)" -v w="$(col w 2 | median)" 'BEGIN { if (w > 0) printf "%.2f", d / w }')
+	out "ratio coreschedd / cs-walk: $m (of the medians); per round $(sort -g "$B/ratios" | awk '{ printf "%s%.2f", (NR > 1 ? " " : ""), $1 }')"
+	out "processes in /proc: $n; load average before $la0, after $la1"
+}
+
 out ""
 out "# host speed, dry run: $NCPU cpus, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), kernel $(uname -r)"
-out "# sizes: cpurate=$CPURATE cpusecs=$CPUSECS cpureps=$CPUREPS life=$LIFE spawners=$SPAWNERS losssecs=$LOSSSECS lossreps=$LOSSREPS"
+out "# sizes: cpurate=$CPURATE cpusecs=$CPUSECS cpureps=$CPUREPS life=$LIFE spawners=$SPAWNERS losssecs=$LOSSSECS lossreps=$LOSSREPS startprocs=$STARTPROCS startreps=$STARTREPS"
 want 3c && bench_host_cpu
 want 4c && bench_host_loss
+want 5d && bench_host_startup
 exit 0

@@ -57,7 +57,7 @@ int main(int argc, char **argv)
 			continue;
 		buf[n] = '\0';
 		if (strstr(buf, "READY=1")) {
-			printf("pid=%d ready_ms=%.0f\n", pid, now_ms() - start);
+			printf("pid=%d ready_ms=%.1f\n", pid, now_ms() - start);
 			break;
 		}
 	}

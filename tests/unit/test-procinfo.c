@@ -328,6 +328,14 @@ static void read_fake_process(void)
 	CHECK(p.kernel_thread == 0);
 	CHECK(procinfo_start_time(root, 4242, &start) == 0);
 	CHECK(start == 98765);
+	/* stat alone: the same stat fields, nothing from the other files. */
+	memset(&p, 0x55, sizeof(p));
+	CHECK(procinfo_read_stat(root, 4242, &p) == 0);
+	CHECK(p.pid == 4242 && p.ppid == 1 && p.start_time == 98765 && p.kernel_thread == 0);
+	CHECK_STREQ(p.comm, "fake (x) y");
+	CHECK(p.uid == 0 && p.gid == 0);
+	CHECK_STREQ(p.exe, "");
+	CHECK_STREQ(p.cgroup, "");
 }
 
 static void read_fake_kernel_thread(void)
@@ -356,6 +364,11 @@ static void read_fake_failures(void)
 	CHECK(procinfo_start_time(root, 5555, &start) == -ESRCH);
 	CHECK(procinfo_start_time(root, 18, &start) == 0);
 	CHECK(start == 13);
+	CHECK(procinfo_read_stat(root, 5555, &p) == -ESRCH);
+	CHECK(procinfo_read_stat(root, 19, &p) == -EBADMSG);
+	CHECK_STREQ(p.comm, "untouched");
+	CHECK(procinfo_read_stat(root, 18, &p) == 0); /* its stat is whole; status is what is missing */
+	CHECK(p.start_time == 13);
 }
 
 struct pid_list {

@@ -39,17 +39,9 @@ struct request {
 	const char *id, *sandbox, *group, *policy;
 };
 
-static int fail(struct control_error *err, const char *name, const char *field, json_object *value)
-{
-	err->name = name;
-	err->params = json_object_new_object();
-	json_object_object_add(err->params, field, value);
-	return -EINVAL;
-}
-
 static int invalid(struct control_error *err, const char *field)
 {
-	return fail(err, INVALID, "parameter", json_object_new_string(field));
+	return methods_fail(err, INVALID, "parameter", json_object_new_string(field));
 }
 
 /* Optional string parameter: absent and null both give NULL. */
@@ -136,7 +128,6 @@ static const char *policy_name(enum plan_kind k)
 static int apply(struct engine *e, const struct plan *pl, pid_t pid, uid_t placer, struct control_error *err)
 {
 	struct engine_place rq = { .pid = pid, .pidfd = -1, .origin = ORIGIN_HOOK, .placer = placer };
-	json_object *o;
 	int r;
 
 	if (pl->kind != PLAN_TRUSTED) {
@@ -149,15 +140,10 @@ static int apply(struct engine *e, const struct plan *pl, pid_t pid, uid_t place
 	if (r >= 0)
 		return 0;
 	if (r == -ENOENT)
-		return fail(err, ERR("NoSuchGroup"), "group", json_object_new_string(pl->group));
+		return methods_fail(err, ERR("NoSuchGroup"), "group", json_object_new_string(pl->group));
 	if (r == -ESRCH)
-		return fail(err, ERR("NoSuchProcess"), "pid", json_object_new_int(pid));
-	o = json_object_new_object();
-	json_object_object_add(o, "pid", json_object_new_int(pid));
-	json_object_object_add(o, "error", json_object_new_string(sc_strerror(r)));
-	err->name = ERR("AssignFailed");
-	err->params = o;
-	return -EIO;
+		return methods_fail(err, ERR("NoSuchProcess"), "pid", json_object_new_int(pid));
+	return methods_assign_failed(err, pid, r);
 }
 
 /* Only a cgroup of the container's own is a safe key: the root, or the
@@ -190,7 +176,7 @@ int methods_container(void *u, const struct control_caller *c, json_object *p, j
 	int r;
 
 	if (!methods_privileged(c))
-		return fail(err, ERR("PermissionDenied"), "reason",
+		return methods_fail(err, ERR("PermissionDenied"), "reason",
 			    json_object_new_string("placing containers needs privilege"));
 	bad = parse_request(p, &rq);
 	if (!bad)

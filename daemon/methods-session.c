@@ -20,14 +20,6 @@
 #define ERR(name) "io.coresched." name
 #define INVALID "org.varlink.service.InvalidParameter"
 
-static int fail(struct control_error *err, const char *name, const char *field, json_object *value)
-{
-	err->name = name;
-	err->params = json_object_new_object();
-	json_object_object_add(err->params, field, value);
-	return -EINVAL;
-}
-
 static int get_id(json_object *p, const char *field, unsigned *ret)
 {
 	json_object *v;
@@ -58,16 +50,9 @@ static json_object *reply(struct engine *e, pid_t pid)
 
 static int place_failed(struct control_error *err, pid_t pid, int r)
 {
-	json_object *o;
-
 	if (r == -ENOENT || r == -ESRCH)
-		return fail(err, ERR("NoSuchProcess"), "pid", json_object_new_int(pid));
-	o = json_object_new_object();
-	json_object_object_add(o, "pid", json_object_new_int(pid));
-	json_object_object_add(o, "error", json_object_new_string(sc_strerror(r)));
-	err->name = ERR("AssignFailed");
-	err->params = o;
-	return -EIO;
+		return methods_fail(err, ERR("NoSuchProcess"), "pid", json_object_new_int(pid));
+	return methods_assign_failed(err, pid, r);
 }
 
 /* The user as the rules see a process of theirs whose program is not
@@ -84,13 +69,13 @@ int methods_open_session(void *u, const struct control_caller *c, json_object *p
 	int r;
 
 	if (get_id(p, "uid", &uid) < 0)
-		return fail(err, INVALID, "parameter", json_object_new_string("uid"));
+		return methods_fail(err, INVALID, "parameter", json_object_new_string("uid"));
 	if (get_id(p, "gid", &gid) < 0)
-		return fail(err, INVALID, "parameter", json_object_new_string("gid"));
+		return methods_fail(err, INVALID, "parameter", json_object_new_string("gid"));
 	if (c->peer->gone)
 		return place_failed(err, c->pid, -ESRCH);
 	if (c->peer->pidfd < 0)
-		return fail(err, ERR("NotSupported"), "reason",
+		return methods_fail(err, ERR("NotSupported"), "reason",
 			    json_object_new_string("the caller's pidfd is unknown (a kernel before 5.3)"));
 	in.uid = uid;
 	in.gid = gid;
@@ -101,7 +86,7 @@ int methods_open_session(void *u, const struct control_caller *c, json_object *p
 		return 0;
 	}
 	if (m.group->per == PER_CGROUP)
-		return fail(err, ERR("NotSupported"), "reason",
+		return methods_fail(err, ERR("NotSupported"), "reason",
 			    json_object_new_string("a Per=cgroup group cannot hold a session: its cgroup is not made yet"));
 	rq.group = m.group->name;
 	/* Per=user: the user's uid, not the opener's; Per=process: the
@@ -132,7 +117,7 @@ int methods_leave_session(void *u, const struct control_caller *c, json_object *
 	if (c->peer->gone)
 		return place_failed(err, c->pid, -ESRCH);
 	if (c->peer->pidfd < 0)
-		return fail(err, ERR("NotSupported"), "reason",
+		return methods_fail(err, ERR("NotSupported"), "reason",
 			    json_object_new_string("the caller's pidfd is unknown (a kernel before 5.3)"));
 	if (t && t->origin != ORIGIN_SESSION) {
 		/* Placed since by someone else, or never: nothing to undo. */

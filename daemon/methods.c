@@ -48,7 +48,7 @@ static json_object *jcookie(sc_cookie c)
 	return json_object_new_string(buf);
 }
 
-static int fail(struct control_error *err, const char *name, const char *field, json_object *value)
+int methods_fail(struct control_error *err, const char *name, const char *field, json_object *value)
 {
 	err->name = name;
 	err->params = json_object_new_object();
@@ -58,7 +58,7 @@ static int fail(struct control_error *err, const char *name, const char *field, 
 
 static int denied(struct control_error *err, const char *why)
 {
-	return fail(err, ERR("PermissionDenied"), "reason", jstr(why));
+	return methods_fail(err, ERR("PermissionDenied"), "reason", jstr(why));
 }
 
 bool methods_privileged(const struct control_caller *c)
@@ -418,9 +418,9 @@ static int m_explain(void *u, const struct control_caller *c, json_object *p, js
 	int matched;
 
 	if (get_pid(p, "pid", &pid) < 0)
-		return fail(err, "org.varlink.service.InvalidParameter", "parameter", jstr("pid"));
+		return methods_fail(err, "org.varlink.service.InvalidParameter", "parameter", jstr("pid"));
 	if (procinfo_read("/proc", pid, &pi) < 0)
-		return fail(err, ERR("NoSuchProcess"), "pid", json_object_new_int(pid));
+		return methods_fail(err, ERR("NoSuchProcess"), "pid", json_object_new_int(pid));
 	if (!c->privileged && pi.uid != c->uid)
 		return denied(err, "an unprivileged caller may explain only its own processes");
 	in = (struct match_input){ pi.exe, pi.comm, pi.uid, pi.gid, pi.cgroup };
@@ -450,14 +450,27 @@ static int m_explain(void *u, const struct control_caller *c, json_object *p, js
 	return 0;
 }
 
-static int pid_failure(json_object *failed, pid_t pid, int r, const char *why)
+/* {pid, error}: one process that could not be placed, and why. */
+static json_object *pid_error(pid_t pid, const char *why)
 {
 	json_object *o = json_object_new_object();
 
 	json_object_object_add(o, "pid", json_object_new_int(pid));
-	json_object_object_add(o, "error", jstr(why ? why : r == -ENOENT ? "no such group" : sc_strerror(r)));
-	json_object_array_add(failed, o);
+	json_object_object_add(o, "error", jstr(why));
+	return o;
+}
+
+static int pid_failure(json_object *failed, pid_t pid, int r, const char *why)
+{
+	json_object_array_add(failed, pid_error(pid, why ? why : r == -ENOENT ? "no such group" : sc_strerror(r)));
 	return 0;
+}
+
+int methods_assign_failed(struct control_error *err, pid_t pid, int r)
+{
+	err->name = ERR("AssignFailed");
+	err->params = pid_error(pid, sc_strerror(r));
+	return -EIO;
 }
 
 struct place_ctx {
@@ -555,10 +568,10 @@ static int place(struct daemon *d, const struct control_caller *c, json_object *
 	const struct task *t = NULL;
 
 	if (!json_object_object_get_ex(p, "group", &jg) || !json_object_is_type(jg, json_type_string))
-		return fail(err, "org.varlink.service.InvalidParameter", "parameter", jstr("group"));
+		return methods_fail(err, "org.varlink.service.InvalidParameter", "parameter", jstr("group"));
 	g = conf_find_group(conf, json_object_get_string(jg));
 	if (!g)
-		return fail(err, ERR("NoSuchGroup"), "group", jstr(json_object_get_string(jg)));
+		return methods_fail(err, ERR("NoSuchGroup"), "group", jstr(json_object_get_string(jg)));
 	if (!c->privileged && !auth_group_allows(g, c->peer))
 		return denied(err, "the group does not allow this user (AllowUsers=/AllowGroups=)");
 	/* An explicit key or origin is for the container hook: privileged. */
@@ -623,7 +636,7 @@ static int m_assign(void *u, const struct control_caller *c, json_object *p, jso
 
 	if (!json_object_object_get_ex(p, "pids", &pids) || !json_object_is_type(pids, json_type_array) ||
 	    json_object_array_length(pids) > (c->privileged ? 4096 : MAX_UNPRIVILEGED_PIDS))
-		return fail(err, "org.varlink.service.InvalidParameter", "parameter", jstr("pids"));
+		return methods_fail(err, "org.varlink.service.InvalidParameter", "parameter", jstr("pids"));
 	return place(u, c, p, pids, ORIGIN_ASSIGN, ret, err);
 }
 
@@ -645,7 +658,7 @@ static int m_clear(void *u, const struct control_caller *c, json_object *p, json
 	if (!json_object_object_get_ex(p, "pids", &pids) || !json_object_is_type(pids, json_type_array)) {
 		json_object_put(ok);
 		json_object_put(failed);
-		return fail(err, "org.varlink.service.InvalidParameter", "parameter", jstr("pids"));
+		return methods_fail(err, "org.varlink.service.InvalidParameter", "parameter", jstr("pids"));
 	}
 	if (!c->privileged) {
 		json_object_put(ok);
@@ -674,7 +687,7 @@ static int config_error(struct control_error *err, const char *msg)
 	json_object *a = json_object_new_array();
 
 	json_object_array_add(a, jstr(msg));
-	return fail(err, ERR("ConfigError"), "errors", a);
+	return methods_fail(err, ERR("ConfigError"), "errors", a);
 }
 
 static int m_reload(void *u, const struct control_caller *c, json_object *p, json_object **ret,
@@ -741,7 +754,7 @@ static int m_stats(void *u, const struct control_caller *c, json_object *p, json
 
 	(void)p;
 	if (!d->stats)
-		return fail(err, ERR("NotSupported"), "reason", jstr("forced-idle accounting is off"));
+		return methods_fail(err, ERR("NotSupported"), "reason", jstr("forced-idle accounting is off"));
 	/* A fresh sample (and the metrics file's fsync) for the privileged only. */
 	if (c->privileged)
 		(void)stats_sample(d->stats);

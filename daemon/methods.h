@@ -4,6 +4,7 @@
 
 #include <json-c/json.h>
 #include <stdbool.h>
+#include <sys/types.h>
 
 struct daemon;
 struct control_caller;
@@ -18,6 +19,13 @@ void methods_finalize(struct daemon *d);
  * run keeps its own file: its cookies are not the kernel's, and a real
  * daemon's placements must survive a dry run in between. */
 const char *methods_state_file(const char *socket_path, bool dry_run);
+
+/* The error NAME with one parameter, FIELD: VALUE (owned by the error);
+ * returns -EINVAL. */
+int methods_fail(struct control_error *err, const char *name, const char *field, json_object *value);
+/* io.coresched.AssignFailed: pid could not be placed, for reason r;
+ * returns -EIO. */
+int methods_assign_failed(struct control_error *err, pid_t pid, int r);
 
 /* Root, or a member of [Daemon] ControlGroup=. */
 bool methods_privileged(const struct control_caller *c);

@@ -336,10 +336,10 @@ int procinfo_read(const char *proc_root, pid_t pid, struct procinfo *ret)
 	return 0;
 }
 
-int procinfo_read_stat(const char *proc_root, pid_t pid, struct procinfo *ret)
+/* Read and parse proc_root/PID/stat into info (only its stat fields). */
+static int parse_stat_of(const char *proc_root, pid_t pid, struct procinfo *info)
 {
 	char buf[STAT_READ_MAX];
-	struct procinfo info;
 	int dirfd, r;
 
 	dirfd = open_pid_dir(proc_root, pid);
@@ -347,20 +347,28 @@ int procinfo_read_stat(const char *proc_root, pid_t pid, struct procinfo *ret)
 		return dirfd;
 	r = read_text(dirfd, "stat", buf, sizeof(buf));
 	close(dirfd);
-	if (r < 0)
-		return r;
+	return r < 0 ? r : procinfo_parse_stat(buf, info);
+}
+
+int procinfo_read_stat(const char *proc_root, pid_t pid, struct procinfo *ret)
+{
+	struct procinfo info;
+	int r;
+
 	memset(&info, 0, sizeof(info));
-	r = procinfo_parse_stat(buf, &info);
+	r = parse_stat_of(proc_root, pid, &info);
 	if (r < 0)
 		return r;
 	*ret = info;
 	return 0;
 }
 
+/* On the exit path (is the process still alive?): no zeroing or copy of
+ * the whole struct, only its start time is wanted. */
 int procinfo_start_time(const char *proc_root, pid_t pid, uint64_t *ret)
 {
 	struct procinfo info;
-	int r = procinfo_read_stat(proc_root, pid, &info);
+	int r = parse_stat_of(proc_root, pid, &info);
 
 	if (r < 0)
 		return r;

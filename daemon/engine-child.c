@@ -128,9 +128,12 @@ static bool forked_before_request(const struct task *p, const struct task *t, ui
 	       t->cookie != p->cookie;
 }
 
-/* Was p cleared when it forked a child before its last request? */
-static bool prev_cleared(const struct task *p, uint64_t forked_ns)
+/* Was p cleared when it forked a child (before its last request, or
+ * since)? */
+static bool cleared_at_fork(const struct task *p, bool before, uint64_t forked_ns)
 {
+	if (!before)
+		return p->cleared;
 	return p->prev_cleared && !(p->prev_uncleared_ns && forked_ns > p->prev_uncleared_ns);
 }
 
@@ -155,7 +158,7 @@ void engine_judge_child(struct engine *e, struct task *t, struct task *p, const 
 			return;
 		/* a cleared parent's child stays cleared, from before or since */
 		if (p)
-			t->cleared = before ? prev_cleared(p, forked_ns) : p->cleared;
+			t->cleared = cleared_at_fork(p, before, forked_ns);
 		(void)engine_evaluate(e, t, false);
 		return;
 	}
@@ -210,7 +213,7 @@ void engine_judge_unseen_helper(struct engine *e, struct task *t, pid_t ppid)
 
 static struct task *ghost_find(struct engine *e, pid_t pid)
 {
-	for (unsigned i = 0; i < ENGINE_GHOSTS; i++)
+	for (unsigned i = 0; e->n_ghosts && i < ENGINE_GHOSTS; i++)
 		if (e->ghosts[i].pid == pid && pid > 0)
 			return &e->ghosts[i];
 	return NULL;
@@ -223,6 +226,7 @@ static struct task *ghost_slot(struct engine *e, pid_t pid)
 	if (!g) {
 		g = &e->ghosts[e->next_ghost];
 		e->next_ghost = (e->next_ghost + 1) % ENGINE_GHOSTS;
+		e->n_ghosts += g->pid == 0;
 	}
 	*g = (struct task){ .pid = pid, .origin = ORIGIN_NONE, .cookie = COOKIE_UNKNOWN };
 	return g;
@@ -249,9 +253,8 @@ void engine_ghost_note(struct engine *e, const struct task *t)
 void engine_ghost_child(struct engine *e, pid_t pid, const struct task *p, uint64_t forked_ns)
 {
 	struct task probe = { .pid = pid, .cookie = COOKIE_UNKNOWN };
-	bool before = forked_before_request(p, &probe, forked_ns);
 
-	if (p && (before ? prev_cleared(p, forked_ns) : p->cleared))
+	if (p && cleared_at_fork(p, forked_before_request(p, &probe, forked_ns), forked_ns))
 		ghost_slot(e, pid)->cleared = true;
 	else
 		engine_ghost_forget(e, pid);
@@ -268,11 +271,14 @@ void engine_ghost_forget(struct engine *e, pid_t pid)
 {
 	struct task *g = ghost_find(e, pid);
 
-	if (g)
+	if (g) {
 		*g = (struct task){ 0 };
+		e->n_ghosts--;
+	}
 }
 
 void engine_ghosts_clear(struct engine *e)
 {
 	memset(e->ghosts, 0, sizeof(e->ghosts));
+	e->n_ghosts = 0;
 }

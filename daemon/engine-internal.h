@@ -55,6 +55,7 @@ struct engine {
 	uint64_t seen_until;
 	bool seen_known;
 	uint64_t watched_ns;   /* now_ns() up to which processes were seen: the start-up scan, then the last event */
+	uint64_t touched_ns;   /* the watched_ns the state file's time says (0: a rewrite made it later) */
 	engine_exit_hook exit_hook;
 	void *exit_userdata;
 	struct grave graves[ENGINE_GRAVES];
@@ -63,6 +64,7 @@ struct engine {
 	 * events were taken (engine-child.c). */
 	struct task ghosts[ENGINE_GHOSTS];
 	unsigned next_ghost;
+	unsigned n_ghosts;     /* slots in use: none, and forks and exits look nowhere */
 	uint64_t ticks;
 	struct hashmap *exposure; /* group name -> untagged CPU time (engine-exposure.c) */
 	bool no_exposure;      /* a session's opener going back: not the policy's lag */
@@ -177,3 +179,5 @@ const char *engine_rule_of(const struct engine *e, const struct key *k, char *bu
 void engine_state_restore(struct engine *e);
 /* The tick's write: what state_lazy held back too. */
 void engine_state_flush_lazy(struct engine *e);
+/* The state file's modification time, as a heartbeat (see seen_until). */
+void engine_state_heartbeat(struct engine *e);

@@ -59,6 +59,18 @@ void engine_state_flush_lazy(struct engine *e)
 	engine_state_flush(e);
 }
 
+/* Once a second, at a clean stop and after each rewrite of the file: its
+ * modification time says until when a daemon watched (see seen_until):
+ * the last event taken, for what was queued behind it was not seen. A
+ * time it already says is not written again. */
+void engine_state_heartbeat(struct engine *e)
+{
+	if (!e->state_path || !e->state_loaded || !e->sys->touch || e->touched_ns == e->watched_ns)
+		return;
+	if (SYS(e, touch, e->state_path, e->watched_ns) == 0)
+		e->touched_ns = e->watched_ns;
+}
+
 void engine_state_flush(struct engine *e)
 {
 	struct state_entry *entries;
@@ -83,6 +95,10 @@ void engine_state_flush(struct engine *e)
 	if (r < 0)
 		log_warning("Failed to record the explicit placements in %s: %s, ignoring.", e->state_path,
 			    strerror(-r));
+	else { /* the new file's time is now's, later than what was watched */
+		e->touched_ns = 0;
+		engine_state_heartbeat(e);
+	}
 	free(v);
 	free(entries);
 }

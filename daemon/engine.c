@@ -735,15 +735,6 @@ static void hazard_check(struct engine *e)
 	e->hazard = h;
 }
 
-/* Once a second and at a clean stop: the state file's modification time
- * says until when a daemon watched (see seen_until): the last event taken,
- * for what was queued behind it was not seen. */
-static void engine_heartbeat(struct engine *e)
-{
-	if (e->state_path && e->state_loaded && e->sys->touch)
-		(void)SYS(e, touch, e->state_path, e->watched_ns);
-}
-
 void engine_tick(struct engine *e)
 {
 	e->ticks++;
@@ -755,7 +746,7 @@ void engine_tick(struct engine *e)
 	else
 		engine_retry_unsettled(e);
 	engine_state_flush_lazy(e);
-	engine_heartbeat(e);
+	engine_state_heartbeat(e);
 }
 
 bool engine_hazard(const struct engine *e)
@@ -804,7 +795,7 @@ struct engine *engine_free(struct engine *e)
 	if (!e)
 		return NULL;
 	engine_state_flush_lazy(e);
-	engine_heartbeat(e);
+	engine_state_heartbeat(e);
 	if (e->tasks && e->keys && e->by_cookie)
 		table_free_all(e);
 	hashmap_free(e->tasks);

@@ -263,8 +263,9 @@ void engine_state_restore(struct engine *e)
 	e->seen_known = e->sys->seen_until && SYS(e, seen_until, e->state_path, &e->seen_until) == 0;
 	r = state_load(e->state_path, &sf);
 	if (r == -ENOENT) {
-		e->state_dirty = true; /* the heartbeat needs the file */
-		engine_state_flush(e);
+		/* The heartbeat needs the file: the tick writes it, once the
+		 * runtime directory exists (it may not yet, at start-up). */
+		e->state_dirty = true;
 		return;
 	}
 	if (r < 0) {

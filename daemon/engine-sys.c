@@ -50,8 +50,9 @@ static int l_for_each_thread(void *u, pid_t pid, procinfo_pid_fn fn, void *fn_us
 {
 	char path[PROCINFO_PATH_MAX];
 
-	snprintf(path, sizeof(path), "%s/%d/task", root_of(u), pid);
-	return procinfo_for_each_pid(path, fn, fn_userdata);
+	int r = procinfo_path(path, sizeof(path), root_of(u), pid, "/task");
+
+	return r < 0 ? r : procinfo_for_each_pid(path, fn, fn_userdata);
 }
 
 static int other_thread(void *userdata, pid_t tid)
@@ -64,31 +65,17 @@ static int other_thread(void *userdata, pid_t tid)
  * another thread is listed, or the exec'd thread now runs under its pid. */
 static int l_process_alive(void *u, pid_t tgid, uint64_t start)
 {
-	char path[PROCINFO_PATH_MAX], buf[1024], *p;
-	uint64_t now;
-	ssize_t n;
-	int fd, r;
+	struct procinfo info; /* only its stat fields are written: no 8 KiB clear */
+	int r;
 
-	r = procinfo_start_time(root_of(u), tgid, &now);
+	r = procinfo_read_stat(root_of(u), tgid, &info);
 	if (r == -ESRCH)
 		return 0;
 	if (r < 0)
 		return r;
-	if (now != start)
+	if (info.start_time != start)
 		return 0; /* a new process under a reused pid */
-	snprintf(path, sizeof(path), "%s/%d/stat", root_of(u), tgid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return errno == ENOENT || errno == ESRCH ? 0 : -errno;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return 0;
-	buf[n] = '\0';
-	p = strrchr(buf, ')');
-	if (!p || p[1] != ' ')
-		return -EBADMSG;
-	if (p[2] != 'Z' && p[2] != 'X')
+	if (info.state != 'Z' && info.state != 'X')
 		return 1;
 	return l_for_each_thread(u, tgid, other_thread, &tgid) == -EEXIST ? 1 : 0;
 }

@@ -374,7 +374,8 @@ int table_upsert(struct engine *e, const struct procinfo *pi, struct task **ret,
 	t->gid = pi->gid;
 	t->stale = false;
 	t->leader_gone = pi->state == 'Z' || pi->state == 'X';
-	snprintf(t->comm, sizeof(t->comm), "%s", pi->comm);
+	memcpy(t->comm, pi->comm, sizeof(t->comm));
+	t->comm[sizeof(t->comm) - 1] = '\0';
 	if (set_str(&t->exe, pi->exe, &changed) < 0 || set_str(&t->cgroup, pi->cgroup, &changed) < 0)
 		return -ENOMEM; /* the task stays, unsettled: the caller retries */
 	if (changed)

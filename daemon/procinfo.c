@@ -256,16 +256,35 @@ static int read_text(int dirfd, const char *name, char *buf, size_t size)
 	return r;
 }
 
+int procinfo_path(char *buf, size_t size, const char *proc_root, pid_t pid, const char *rest)
+{
+	char digits[16];
+	size_t nroot = strlen(proc_root), ndig = 0, nrest = strlen(rest);
+	unsigned v = (unsigned)pid;
+
+	if (pid <= 0)
+		return -EINVAL;
+	do
+		digits[ndig++] = (char)('0' + v % 10);
+	while ((v /= 10) != 0);
+	if (nroot + 1 + ndig + nrest >= size)
+		return -ENAMETOOLONG;
+	memcpy(buf, proc_root, nroot);
+	buf[nroot++] = '/';
+	while (ndig > 0)
+		buf[nroot++] = digits[--ndig];
+	memcpy(buf + nroot, rest, nrest + 1);
+	return (int)(nroot + nrest);
+}
+
 static int open_pid_dir(const char *proc_root, pid_t pid)
 {
 	char path[PATH_MAX];
 	int fd, n;
 
-	if (pid <= 0)
-		return -EINVAL;
-	n = snprintf(path, sizeof(path), "%s/%d", proc_root, (int)pid);
-	if (n < 0 || (size_t)n >= sizeof(path))
-		return -ENAMETOOLONG;
+	n = procinfo_path(path, sizeof(path), proc_root, pid, "");
+	if (n < 0)
+		return n;
 	fd = sc_fault("procinfo");
 	if (fd < 0)
 		return gone(-fd);
@@ -318,22 +337,32 @@ static int read_all(int dirfd, char *buf, size_t size, struct procinfo *info)
 	return read_exe(dirfd, info->exe, sizeof(info->exe));
 }
 
+/* Every field empty, without touching the 8 KiB of the two path buffers
+ * past their first byte: the event path reads a process per event. */
+static void info_clear(struct procinfo *info)
+{
+	info->pid = info->ppid = 0;
+	info->start_time = 0;
+	info->uid = 0;
+	info->gid = 0;
+	memset(info->comm, 0, sizeof(info->comm));
+	info->exe[0] = info->cgroup[0] = '\0';
+	info->kernel_thread = 0;
+	info->state = '\0';
+}
+
 int procinfo_read(const char *proc_root, pid_t pid, struct procinfo *ret)
 {
 	char buf[CGROUP_READ_MAX];
-	struct procinfo info;
 	int dirfd, r;
 
 	dirfd = open_pid_dir(proc_root, pid);
 	if (dirfd < 0)
 		return dirfd;
-	memset(&info, 0, sizeof(info));
-	r = read_all(dirfd, buf, sizeof(buf), &info);
+	info_clear(ret);
+	r = read_all(dirfd, buf, sizeof(buf), ret);
 	close(dirfd);
-	if (r < 0)
-		return r;
-	*ret = info;
-	return 0;
+	return r < 0 ? r : 0;
 }
 
 /* Read and parse proc_root/PID/stat into info (only its stat fields). */
@@ -352,15 +381,8 @@ static int parse_stat_of(const char *proc_root, pid_t pid, struct procinfo *info
 
 int procinfo_read_stat(const char *proc_root, pid_t pid, struct procinfo *ret)
 {
-	struct procinfo info;
-	int r;
-
-	memset(&info, 0, sizeof(info));
-	r = parse_stat_of(proc_root, pid, &info);
-	if (r < 0)
-		return r;
-	*ret = info;
-	return 0;
+	info_clear(ret);
+	return parse_stat_of(proc_root, pid, ret);
 }
 
 /* On the exit path (is the process still alive?): no zeroing or copy of
@@ -462,7 +484,8 @@ int procinfo_for_each_child(const char *proc_root, pid_t pid, procinfo_pid_fn fn
 
 	if (pid <= 0)
 		return -EINVAL;
-	snprintf(path, sizeof(path), "%s/%d/task", proc_root, (int)pid);
+	if (procinfo_path(path, sizeof(path), proc_root, pid, "/task") < 0)
+		return -ENAMETOOLONG;
 	w.dirfd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (w.dirfd < 0)
 		return gone(errno);

@@ -23,12 +23,16 @@ struct procinfo {
 };
 
 /* Fill *ret from proc_root/PID/{stat,status,exe,cgroup}. -ESRCH when the
- * process is gone (ENOENT/ESRCH on any file), other negative errnos as met. */
+ * process is gone (ENOENT/ESRCH on any file), other negative errnos as met;
+ * on failure *ret holds nothing to rely on. */
 int procinfo_read(const char *proc_root, pid_t pid, struct procinfo *ret);
+/* "PROC_ROOT/PID" followed by rest into buf: its length, -EINVAL for a
+ * pid <= 0, -ENAMETOOLONG when it does not fit size. */
+int procinfo_path(char *buf, size_t size, const char *proc_root, pid_t pid, const char *rest);
 /* Only the start time (cheap; used to check a pid still names a process). */
 int procinfo_start_time(const char *proc_root, pid_t pid, uint64_t *ret);
 /* Only what stat holds (pid, comm, state, ppid, start_time, kernel_thread),
- * the rest zeroed: one file where a caller needs no ids, cgroup or exe. */
+ * the rest empty: one file where a caller needs no ids, cgroup or exe. */
 int procinfo_read_stat(const char *proc_root, pid_t pid, struct procinfo *ret);
 
 typedef int (*procinfo_pid_fn)(void *userdata, pid_t pid);

@@ -350,6 +350,23 @@ static void read_fake_kernel_thread(void)
 	CHECK_STREQ(p.cgroup, "/");
 }
 
+static void path_of_pid(void)
+{
+	char buf[32];
+
+	CHECK(procinfo_path(buf, sizeof(buf), "/proc", 1, "") == 7);
+	CHECK_STREQ(buf, "/proc/1");
+	CHECK(procinfo_path(buf, sizeof(buf), "/proc", 4194304, "/stat") == 18);
+	CHECK_STREQ(buf, "/proc/4194304/stat");
+	CHECK(procinfo_path(buf, sizeof(buf), "/tmp/fake", 2147483647, "/task") == 25);
+	CHECK_STREQ(buf, "/tmp/fake/2147483647/task");
+	/* 18 bytes and a NUL: 19 fit, 18 do not */
+	CHECK(procinfo_path(buf, 19, "/proc", 4194304, "/stat") == 18);
+	CHECK(procinfo_path(buf, 18, "/proc", 4194304, "/stat") == -ENAMETOOLONG);
+	CHECK(procinfo_path(buf, sizeof(buf), "/proc", 0, "") == -EINVAL);
+	CHECK(procinfo_path(buf, sizeof(buf), "/proc", -5, "") == -EINVAL);
+}
+
 static void read_fake_failures(void)
 {
 	struct procinfo p;
@@ -360,15 +377,19 @@ static void read_fake_failures(void)
 	CHECK(procinfo_read(root, 18, &p) == -ESRCH);
 	CHECK(procinfo_read(root, 19, &p) == -EBADMSG);
 	CHECK(procinfo_read(root, 0, &p) == -EINVAL);
-	CHECK_STREQ(p.comm, "untouched");
 	CHECK(procinfo_start_time(root, 5555, &start) == -ESRCH);
 	CHECK(procinfo_start_time(root, 18, &start) == 0);
 	CHECK(start == 13);
 	CHECK(procinfo_read_stat(root, 5555, &p) == -ESRCH);
 	CHECK(procinfo_read_stat(root, 19, &p) == -EBADMSG);
-	CHECK_STREQ(p.comm, "untouched");
+	/* A failed read leaves nothing to rely on; a good one leaves nothing
+	 * of what the struct held before, though it clears only field starts. */
+	fresh(&p);
 	CHECK(procinfo_read_stat(root, 18, &p) == 0); /* its stat is whole; status is what is missing */
 	CHECK(p.start_time == 13);
+	CHECK_STREQ(p.exe, "");
+	CHECK_STREQ(p.cgroup, "");
+	CHECK(p.uid == 0 && p.gid == 0);
 }
 
 struct pid_list {
@@ -596,6 +617,7 @@ int main(void)
 	make_tree();
 	RUN(read_fake_process);
 	RUN(read_fake_kernel_thread);
+	RUN(path_of_pid);
 	RUN(read_fake_failures);
 	RUN(for_each_fake_pid);
 	remove_tree();

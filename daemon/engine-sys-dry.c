@@ -13,6 +13,11 @@
 
 #include "hashmap.h"
 
+/* How long the last whole read of a process stands in for reading its
+ * stat and status again: the engine asks for a process's cookie right after
+ * reading it, within one event. */
+#define LAST_READ_FRESH_NS 2000000ull
+
 /* Deeper than any real process tree; a loop in a corrupt one ends here. */
 #define MAX_ANCESTORS 256
 #define PRUNE_MIN 1024
@@ -35,6 +40,11 @@ struct dry_sys {
 	sc_cookie last_cookie;   /* synthetic values: 1, 2, ... never reused */
 	unsigned holders;
 	size_t prune_at;         /* look for records of exited processes at this size */
+	struct {                 /* the last whole read of a process (its leader) */
+		pid_t pid, ppid;
+		uint64_t start, at_ns;
+		int kernel_thread;
+	} last;
 };
 
 #define REAL(d, fn, ...) ((d)->real->fn((d)->real->userdata, ##__VA_ARGS__))
@@ -46,7 +56,6 @@ static struct dry_sys *dry_of(void *u)
 
 /* ---- forwarded as they are ---- */
 
-static int d_read(void *u, pid_t pid, struct procinfo *ret) { return REAL(dry_of(u), read, pid, ret); }
 static int d_start_time(void *u, pid_t pid, uint64_t *ret) { return REAL(dry_of(u), start_time, pid, ret); }
 static int d_for_each_pid(void *u, procinfo_pid_fn fn, void *ud) { return REAL(dry_of(u), for_each_pid, fn, ud); }
 static int d_for_each_thread(void *u, pid_t pid, procinfo_pid_fn fn, void *ud)
@@ -83,6 +92,41 @@ static int d_smt_active(void *u)
 {
 	(void)u;
 	return 1;
+}
+
+/* ---- what was just read ---- */
+
+/* Forwarded, and remembered when it read a thread group's leader: what
+ * the cookie calls need of it (start time, parent) need not be read again
+ * from /proc, where on a real kernel they would cost one prctl. */
+static int d_read(void *u, pid_t pid, struct procinfo *ret)
+{
+	struct dry_sys *d = dry_of(u);
+	int r = REAL(d, read, pid, ret);
+
+	d->last.pid = 0;
+	if (r >= 0 && ret->tgid == pid) {
+		d->last.pid = pid;
+		d->last.ppid = ret->ppid;
+		d->last.start = ret->start_time;
+		d->last.kernel_thread = ret->kernel_thread;
+		d->last.at_ns = REAL(d, now_ns);
+	}
+	return r;
+}
+
+/* What stat would say of process pid, from the last read when that was
+ * of pid and just now. */
+static bool last_read_of(struct dry_sys *d, pid_t pid, struct procinfo *ret)
+{
+	if (d->last.pid != pid || pid <= 0 || REAL(d, now_ns) - d->last.at_ns > LAST_READ_FRESH_NS)
+		return false;
+	ret->pid = pid;
+	ret->tgid = pid;
+	ret->ppid = d->last.ppid;
+	ret->start_time = d->last.start;
+	ret->kernel_thread = d->last.kernel_thread;
+	return true;
 }
 
 /* ---- the records ---- */
@@ -198,8 +242,7 @@ static int set_cookie(struct dry_sys *d, pid_t pid, sc_cookie c)
 	struct procinfo pi;
 	int r;
 
-	r = stat_of(d, pid, &pi);
-	if (r < 0)
+	if (!last_read_of(d, pid, &pi) && (r = stat_of(d, pid, &pi)) < 0)
 		return r;
 	r = cookie_of_known(d, pid, &pi, 0, &f.cookie);
 	if (r < 0)
@@ -217,8 +260,11 @@ static int d_cookie_get(void *u, pid_t tid, sc_cookie *ret)
 	struct dry_sys *d = dry_of(u);
 	pid_t tgid;
 	struct procinfo pi;
-	int r = REAL(d, thread_group, tid, &tgid);
+	int r;
 
+	if (last_read_of(d, tid, &pi))
+		return cookie_of_known(d, tid, &pi, 0, ret);
+	r = REAL(d, thread_group, tid, &tgid);
 	if (r >= 0)
 		r = stat_of(d, tgid, &pi);
 	return r < 0 ? r : cookie_of_known(d, tgid, &pi, 0, ret);

@@ -328,6 +328,8 @@ static int read_all(int dirfd, char *buf, size_t size, struct procinfo *info)
 	r = procinfo_parse_status(buf, &info->uid, &info->gid);
 	if (r < 0)
 		return r;
+	if (procinfo_parse_tgid(buf, &info->tgid) < 0)
+		info->tgid = 0; /* not known: callers look it up when they need it */
 	r = read_text(dirfd, "cgroup", buf, size);
 	if (r < 0)
 		return r;
@@ -341,7 +343,7 @@ static int read_all(int dirfd, char *buf, size_t size, struct procinfo *info)
  * past their first byte: the event path reads a process per event. */
 static void info_clear(struct procinfo *info)
 {
-	info->pid = info->ppid = 0;
+	info->pid = info->ppid = info->tgid = 0;
 	info->start_time = 0;
 	info->uid = 0;
 	info->gid = 0;

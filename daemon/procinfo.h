@@ -12,6 +12,7 @@
 struct procinfo {
 	pid_t pid;
 	pid_t ppid;
+	pid_t tgid;           /* from /proc/PID/status Tgid:; 0 where not read (read_stat) */
 	uint64_t start_time;  /* field 22 of /proc/PID/stat, clock ticks since boot */
 	uid_t uid;            /* real uid, from /proc/PID/status Uid: */
 	gid_t gid;            /* real gid, from /proc/PID/status Gid: */

@@ -28,6 +28,8 @@ struct fproc {
 static struct fproc procs[MAX_PROCS];
 static uint64_t clock_ticks = 100;
 static unsigned calls_cookie; /* the real table's cookie calls: must stay 0 */
+static unsigned calls_read, calls_lookup; /* whole reads; thread_group and start_time */
+static uint64_t fake_ns;
 
 static struct fproc *proc_of(pid_t pid)
 {
@@ -79,7 +81,9 @@ static int fk_read(void *u, pid_t pid, struct procinfo *ret)
 	if (!p)
 		return -ESRCH;
 	memset(ret, 0, sizeof(*ret));
+	calls_read++;
 	ret->pid = pid;
+	ret->tgid = pid;
 	ret->ppid = p->ppid;
 	ret->start_time = p->start;
 	snprintf(ret->comm, sizeof(ret->comm), "%s", p->comm);
@@ -94,6 +98,7 @@ static int fk_start_time(void *u, pid_t pid, uint64_t *ret)
 	struct fproc *p = proc_of(pid);
 
 	(void)u;
+	calls_lookup++;
 	if (!p)
 		return -ESRCH;
 	*ret = p->start;
@@ -213,15 +218,14 @@ static int fk_sched_ext(void *u)
 
 static uint64_t fk_now(void *u)
 {
-	static uint64_t ns;
-
 	(void)u;
-	return ++ns;
+	return ++fake_ns;
 }
 
 static int fk_thread_group(void *u, pid_t tid, pid_t *ret)
 {
 	(void)u;
+	calls_lookup++;
 	for (int i = 0; i < MAX_PROCS; i++)
 		for (int j = 0; procs[i].alive && j < 3; j++)
 			if (procs[i].pid == tid || procs[i].tids[j] == tid) {
@@ -369,6 +373,45 @@ static void test_pid_reuse(void)
 	engine_sys_dry_free(s);
 }
 
+/* A cookie asked for right after the process was read takes its start
+ * time and parent from that read (no lookup); a while later, or of
+ * another pid, it looks again, and a new process under the pid is not
+ * taken for the one read. */
+static void test_last_read(void)
+{
+	struct engine_sys *s = setup();
+	struct procinfo pi;
+	struct holder *h = NULL;
+	unsigned before;
+
+	spawn(20, 10, "/usr/bin/web");
+	CHECK(D(holder_new, 0, &h) == 0);
+	CHECK(D(read, 20, &pi) == 0 && pi.tgid == 20);
+	before = calls_lookup;
+	CHECK(D(cookie_assign, h, 20) == 0);
+	CHECK(get(s, 20) == D(holder_cookie, h));
+	CHECK(calls_lookup == before); /* no lookup: the read said it all */
+	get(s, 10);
+	CHECK(calls_lookup > before); /* another pid: looked up */
+	/* The read grows old: a new process under pid 20 is looked up. */
+	CHECK(D(read, 20, &pi) == 0);
+	reap(20);
+	spawn(20, 10, "/bin/other");
+	fake_ns += 2 * 1000 * 1000 + 1;
+	before = calls_lookup;
+	CHECK(get(s, 20) == 0);
+	CHECK(calls_lookup > before);
+	/* A failed read forgets the last one. */
+	CHECK(D(read, 20, &pi) == 0);
+	CHECK(D(read, 77, &pi) == -ESRCH);
+	before = calls_lookup;
+	CHECK(get(s, 20) == 0);
+	CHECK(calls_lookup > before);
+	CHECK(calls_read >= 4 && calls_cookie == 0);
+	D(holder_free, h);
+	engine_sys_dry_free(s);
+}
+
 static struct conf *load(const char *text)
 {
 	struct conf *c = NULL;
@@ -427,6 +470,7 @@ int main(void)
 	RUN(test_records_and_inheritance);
 	RUN(test_children_keep_fork_cookie);
 	RUN(test_pid_reuse);
+	RUN(test_last_read);
 	RUN(test_engine_decides);
 	UNIT_EXIT();
 }

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* The Prometheus textfile side of forced-idle accounting: exposition text
  * built in memory, then swapped into place so that node_exporter never
- * reads a half-written file. */
+ * reads a half-written file. Never synced to disk: see fi_metrics_write. */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE /* mkostemp() */
 #endif
@@ -33,18 +33,6 @@ static int write_all(int fd, const char *p, size_t len)
 	return 0;
 }
 
-static int fsync_dir(const char *dir)
-{
-	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC), r = 0;
-
-	if (fd < 0)
-		return -errno;
-	if (fsync(fd) < 0)
-		r = -errno;
-	close(fd);
-	return r;
-}
-
 int fi_metrics_write(const char *path, const char *text)
 {
 	const char *slash = strrchr(path, '/'), *base = slash ? slash + 1 : path;
@@ -64,9 +52,11 @@ int fi_metrics_write(const char *path, const char *text)
 	fd = mkostemp(tmp, O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
+	/* No fsync: it runs in the event loop, and a disk that is slow to
+	 * flush would hold every event behind it. The rename is what the
+	 * collector needs (it never sees half a file); after a power loss the
+	 * next interval writes the file again. */
 	r = write_all(fd, text, strlen(text));
-	if (r == 0 && fsync(fd) < 0)
-		r = -errno;
 	if (r == 0 && fchmod(fd, 0644) < 0)
 		r = -errno;
 	if (close(fd) < 0 && r == 0)
@@ -77,7 +67,7 @@ int fi_metrics_write(const char *path, const char *text)
 		unlink(tmp);
 		return r;
 	}
-	return fsync_dir(dir);
+	return 0;
 }
 
 static void put(char *buf, size_t size, size_t i, char c)

@@ -152,11 +152,10 @@ int fi_summarize(const double *v, size_t n, struct fi_summary *ret);
 
 /* ---- Prometheus textfile ------------------------------------------------ */
 
-/* Replace PATH with TEXT atomically: a hidden temporary file in the same
- * directory (node_exporter skips dot files), written, fsync'd, mode 0644,
- * renamed over PATH, then the directory fsync'd. On failure before the
- * rename nothing is left behind and PATH is untouched; a failure of the
- * final directory fsync is reported though PATH already holds TEXT. */
+/* Replace PATH with TEXT atomically for readers: a hidden temporary file
+ * in the same directory (node_exporter skips dot files), written, mode
+ * 0644, renamed over PATH. Not synced: it is called from the event loop.
+ * On failure nothing is left behind and PATH is untouched. */
 int fi_metrics_write(const char *path, const char *text);
 
 /* Escape a label value per the exposition format (backslash, double quote

@@ -755,7 +755,7 @@ static int m_stats(void *u, const struct control_caller *c, json_object *p, json
 	(void)p;
 	if (!d->stats)
 		return methods_fail(err, ERR("NotSupported"), "reason", jstr("forced-idle accounting is off"));
-	/* A fresh sample (and the metrics file's fsync) for the privileged only. */
+	/* A fresh sample (and a rewrite of the metrics file) for the privileged only. */
 	if (c->privileged)
 		(void)stats_sample(d->stats);
 	*ret = stats_view(d, c);

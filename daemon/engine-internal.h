@@ -110,10 +110,15 @@ void exposure_prune(struct engine *e);
 void exposure_free(struct engine *e);
 
 /* ---- engine-table.c: the task table; nothing else changes it ---- */
-/* Insert or refresh the process pi describes; a reused pid drops the old
- * process first. *ret_changed: new, or something rules look at changed.
- * Returns 1 when the task is new to the table. */
-int table_upsert(struct engine *e, const struct procinfo *pi, struct task **ret, bool *ret_changed);
+/* Insert or refresh the process pi describes, read from /proc by a read
+ * begun at read_ns (engine_read); a reused pid drops the old process
+ * first. *ret_changed: new, or something rules look at changed. Returns 1
+ * when the task is new to the table. */
+int table_upsert(struct engine *e, const struct procinfo *pi, uint64_t read_ns, struct task **ret,
+		 bool *ret_changed);
+/* Read pid from /proc into pi; *ret_ns is when the read began: every change
+ * the kernel reported before then is in what it read. */
+int engine_read(struct engine *e, pid_t pid, struct procinfo *pi, uint64_t *ret_ns);
 /* A process known only by pid and start time, described like `like` (a
  * fork child: until its exec it runs the parent's program). Returns 1 when
  * it is new, 0 when the table had it already (a scan or a request saw it

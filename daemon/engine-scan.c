@@ -70,16 +70,17 @@ static int scan_one(void *userdata, pid_t pid)
 	struct engine *e = s->e;
 	struct procinfo pi;
 	struct task *t;
+	uint64_t read_ns;
 	bool changed;
 	int r;
 
 	if (pid == e->self)
 		return 0;
-	r = SYS(e, read, pid, &pi);
+	r = engine_read(e, pid, &pi, &read_ns);
 	if (r >= 0 && pi.kernel_thread)
 		return 0;
 	if (r >= 0)
-		r = table_upsert(e, &pi, &t, &changed);
+		r = table_upsert(e, &pi, read_ns, &t, &changed);
 	if (r < 0) {
 		/* Not examined is not gone: keep what we knew of a live task. */
 		if (r != -ESRCH && (t = engine_task(e, pid)))

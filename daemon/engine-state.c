@@ -19,8 +19,13 @@ static void entry_from(struct state_entry *en, const struct task *t)
 {
 	const char *slash = t->key ? NULL : strchr(t->want, '/');
 
+	/* The cookie only when it is the key's: a placement still pending (or
+	 * a task not yet given its key's cookie) carries another one, which a
+	 * restart must not take for the key's. 0: to be made afresh. */
 	*en = (struct state_entry){ .pid = t->pid, .start = t->start, .origin = t->origin,
-				    .cookie = t->cookie != COOKIE_UNKNOWN ? t->cookie : 0,
+				    .cookie = t->key && t->cookie == t->key->cookie && t->cookie != COOKIE_UNKNOWN ?
+						      t->cookie :
+						      0,
 				    .placer = engine_origin_explicit(t->origin) ? t->placer : 0 };
 	if (t->key) {
 		snprintf(en->group, sizeof(en->group), "%s", t->key->group);
@@ -121,10 +126,11 @@ int engine_set_state_file(struct engine *e, const char *path)
 	return 0;
 }
 
-/* The key an entry names, holding the cookie its process carries now. */
+/* The key an entry names, holding the cookie its process carries now when
+ * that is the one the file recorded for the key; else a fresh one. */
 static int restore_key(struct engine *e, const struct group *g, const struct state_entry *en, struct task *t)
 {
-	bool carries = t->cookie != 0 && t->cookie != COOKIE_UNKNOWN;
+	bool carries = en->cookie != 0 && t->cookie == en->cookie;
 	int r;
 
 	r = table_join(e, t, g, en->key, carries && !g->trusted ? t->pid : 0);

@@ -252,6 +252,17 @@ int table_join(struct engine *e, struct task *t, const struct group *g, const ch
 		r = key_new(e, g, id, name, adopt_tid, &k);
 		if (r < 0)
 			return r;
+	} else if (t->key != k && k->per == PER_PROCESS && !k->trusted && !k->holder && k->cookie &&
+		   t->cookie != k->cookie) {
+		/* Joining means being given the key's cookie, which a
+		 * Per=process key lends only through a holder: made first, so
+		 * that a failure leaves t in the key whose cookie it carries.
+		 * No member carries it any more: t makes the key's cookie anew. */
+		r = table_key_hold(e, k);
+		if (r == -ESRCH)
+			table_key_cookie(e, k, 0);
+		else if (r < 0)
+			return r;
 	}
 	table_set_key(e, t, k);
 	return 0;
@@ -351,7 +362,8 @@ static int set_str(char **field, const char *value, bool *changed)
 	return 0;
 }
 
-int table_upsert(struct engine *e, const struct procinfo *pi, struct task **ret, bool *ret_changed)
+int table_upsert(struct engine *e, const struct procinfo *pi, uint64_t read_ns, struct task **ret,
+		 bool *ret_changed)
 {
 	struct task *t = hashmap_get_u64(e->tasks, (uint64_t)pi->pid);
 	bool changed = false;
@@ -373,6 +385,7 @@ int table_upsert(struct engine *e, const struct procinfo *pi, struct task **ret,
 	t->uid = pi->uid;
 	t->gid = pi->gid;
 	t->stale = false;
+	t->read_ns = read_ns;
 	t->leader_gone = pi->state == 'Z' || pi->state == 'X';
 	memcpy(t->comm, pi->comm, sizeof(t->comm));
 	t->comm[sizeof(t->comm) - 1] = '\0';

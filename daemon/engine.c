@@ -379,14 +379,25 @@ void engine_note_unexamined(struct engine *e, pid_t pid, int r)
 		 strerror(-r));
 }
 
+int engine_read(struct engine *e, pid_t pid, struct procinfo *pi, uint64_t *ret_ns)
+{
+	*ret_ns = SYS(e, now_ns);
+	return SYS(e, read, pid, pi);
+}
+
 /* Read pid afresh and run it through policy. Everything happens with a
  * pidfd open: if the process is still alive afterwards, the pid named it
- * throughout (a live process cannot be replaced). Returns what kept pid
- * from being examined; engine_evaluate() reports its own failures. */
+ * throughout (a live process cannot be replaced). A process whose last
+ * read began after the event already shows what the event reports (the
+ * kernel changes a process before it reports the change): it is not read
+ * again, and what changed after that read has events of its own to come.
+ * Returns what kept pid from being examined; engine_evaluate() reports its
+ * own failures. */
 static int handle_process(struct engine *e, pid_t pid, bool new_program, uint64_t event_ns)
 {
 	struct procinfo pi;
-	struct task *t;
+	struct task *t = engine_task(e, pid);
+	uint64_t read_ns;
 	bool changed;
 	int fd, r;
 
@@ -395,9 +406,15 @@ static int handle_process(struct engine *e, pid_t pid, bool new_program, uint64_
 	fd = SYS(e, pidfd_open, pid);
 	if (fd < 0)
 		return fd;
-	r = SYS(e, read, pid, &pi);
+	if (t && !t->stale && event_ns && t->read_ns > event_ns) {
+		r = 0;
+		pi.kernel_thread = 0;
+	} else {
+		r = engine_read(e, pid, &pi, &read_ns);
+		if (r >= 0 && !pi.kernel_thread)
+			r = table_upsert(e, &pi, read_ns, &t, &changed);
+	}
 	if (r >= 0 && !pi.kernel_thread) {
-		r = table_upsert(e, &pi, &t, &changed);
 		/* New to the table: its fork event is still to come, so the
 		 * event was an earlier process's under a reused pid (or the fork
 		 * was lost, and a rescan follows). It is judged as a fork child,
@@ -411,8 +428,7 @@ static int handle_process(struct engine *e, pid_t pid, bool new_program, uint64_
 			t->cleared = false; /* a new program or user: the rules again */
 			exposure_forget(t);
 		}
-		if (r >= 0)
-			(void)engine_evaluate(e, t, false);
+		(void)engine_evaluate(e, t, false);
 		if (!SYS(e, pidfd_alive, fd) && (t = engine_task(e, pid))) {
 			engine_ghost_note(e, t);
 			table_drop(e, t);
@@ -426,13 +442,14 @@ static int on_fork(struct engine *e, const struct procmon_event *ev)
 {
 	struct task *t, *parent;
 	struct procinfo pi;
+	uint64_t read_ns = 0;
 	bool changed;
 	int fd, r;
 
 	e->c.forks++;
 	parent = engine_fork_parent(e, ev->parent_tgid);
 	fd = SYS(e, pidfd_open, ev->tgid);
-	r = fd < 0 ? fd : SYS(e, read, ev->tgid, &pi);
+	r = fd < 0 ? fd : engine_read(e, ev->tgid, &pi, &read_ns);
 	if (r == -ESRCH) /* gone already: its own children's forks may follow */
 		engine_ghost_child(e, ev->tgid, parent, ev->timestamp_ns);
 	if (fd < 0)
@@ -440,7 +457,7 @@ static int on_fork(struct engine *e, const struct procmon_event *ev)
 	if (r >= 0 && pi.kernel_thread)
 		goto out;
 	if (r >= 0)
-		r = table_upsert(e, &pi, &t, &changed);
+		r = table_upsert(e, &pi, read_ns, &t, &changed);
 	/* Seen first by a scan or a request: what it said then is fresher,
 	 * unless the scan judged it by another parent (its own had exited:
 	 * it was reparented) and no request has placed it since. */
@@ -617,6 +634,7 @@ static int place(struct engine *e, const struct engine_place *req, const struct 
 	char name[MATCH_KEY_MAX], *prev_id = NULL;
 	struct procinfo pi;
 	struct task *t;
+	uint64_t read_ns;
 	bool changed;
 	int fd = req->pidfd, r;
 
@@ -624,13 +642,13 @@ static int place(struct engine *e, const struct engine_place *req, const struct 
 		return -EPERM;
 	if (fd < 0 && (fd = SYS(e, pidfd_open, req->pid)) < 0)
 		return fd;
-	r = SYS(e, read, req->pid, &pi);
+	r = engine_read(e, req->pid, &pi, &read_ns);
 	if (r >= 0 && g && pi.kernel_thread)
 		r = -EPERM;
 	if (r >= 0 && req->authorize)
 		r = req->authorize(req->userdata, req->pid, engine_task(e, req->pid));
 	if (r >= 0)
-		r = table_upsert(e, &pi, &t, &changed);
+		r = table_upsert(e, &pi, read_ns, &t, &changed);
 	if (r >= 0 && t->key && !(prev_id = strdup(t->key->id)))
 		r = -ENOMEM;
 	if (r >= 0 && g) {

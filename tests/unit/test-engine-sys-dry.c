@@ -448,10 +448,10 @@ static void test_engine_decides(void)
 	/* The web server forks and the child execs a helper. */
 	spawn(21, 20, "/usr/bin/web");
 	ev = (struct procmon_event){ .kind = PROCMON_FORK, .pid = 21, .tgid = 21, .parent_pid = 20, .parent_tgid = 20,
-				     .timestamp_ns = 1 };
+				     .timestamp_ns = ++fake_ns }; /* the kernel's clock, as the engine's */
 	engine_on_event(e, &ev);
 	snprintf(proc_of(21)->exe, sizeof(proc_of(21)->exe), "/usr/bin/helper");
-	ev = (struct procmon_event){ .kind = PROCMON_EXEC, .pid = 21, .tgid = 21, .timestamp_ns = 2 };
+	ev = (struct procmon_event){ .kind = PROCMON_EXEC, .pid = 21, .tgid = 21, .timestamp_ns = ++fake_ns };
 	engine_on_event(e, &ev);
 	helper = engine_task(e, 21);
 	web = engine_task(e, 20);

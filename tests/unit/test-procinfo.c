@@ -317,9 +317,10 @@ static void read_fake_process(void)
 	struct procinfo p;
 	uint64_t start = 0;
 
-	memset(&p, 0, sizeof(p));
+	memset(&p, 0x5a, sizeof(p));
 	CHECK(procinfo_read(root, 4242, &p) == 0);
 	CHECK(p.pid == 4242 && p.ppid == 1);
+	CHECK(p.tgid == 1234); /* status's Tgid: line, whatever the pid */
 	CHECK_STREQ(p.comm, "fake (x) y");
 	CHECK(p.start_time == 98765);
 	CHECK(p.uid == 1000 && p.gid == 100);
@@ -333,7 +334,7 @@ static void read_fake_process(void)
 	CHECK(procinfo_read_stat(root, 4242, &p) == 0);
 	CHECK(p.pid == 4242 && p.ppid == 1 && p.start_time == 98765 && p.kernel_thread == 0);
 	CHECK_STREQ(p.comm, "fake (x) y");
-	CHECK(p.uid == 0 && p.gid == 0);
+	CHECK(p.uid == 0 && p.gid == 0 && p.tgid == 0);
 	CHECK_STREQ(p.exe, "");
 	CHECK_STREQ(p.cgroup, "");
 }
@@ -345,6 +346,7 @@ static void read_fake_kernel_thread(void)
 	fresh(&p);
 	CHECK(procinfo_read(root, 17, &p) == 0);
 	CHECK(p.kernel_thread == 1);
+	CHECK(p.tgid == 0); /* its status has no Tgid: line: not known */
 	CHECK_STREQ(p.exe, "");
 	CHECK_STREQ(p.comm, "ksoftirqd/1");
 	CHECK_STREQ(p.cgroup, "/");

@@ -1,0 +1,187 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* The real engine table's /proc answers on live processes of this host:
+ * whether a process still lives when its leader thread has exited (a
+ * zombie in stat while another thread runs), when every thread has, and
+ * when the start time names another process under the pid. No cookie is
+ * touched, so this runs on any kernel. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "engine-sys.h"
+#include "unit.h"
+
+#define S(fn, ...) (s->fn(s->userdata, ##__VA_ARGS__))
+
+static void nap(void)
+{
+	struct timespec ts = { 0, 10 * 1000 * 1000 };
+
+	nanosleep(&ts, NULL);
+}
+
+/* The state letter of pid's stat (its leader thread), or 0. */
+static char state_of(pid_t pid)
+{
+	char path[64], buf[512], *p;
+	FILE *f;
+	size_t n;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+	f = fopen(path, "r");
+	if (!f)
+		return 0;
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	p = strrchr(buf, ')');
+	return p && p[1] == ' ' ? p[2] : 0;
+}
+
+/* The number of entries of /proc/PID/task. */
+static int threads_of(pid_t pid)
+{
+	char path[64], line[64];
+	int n = 0;
+	FILE *p;
+
+	snprintf(path, sizeof(path), "ls /proc/%d/task 2>/dev/null", pid);
+	p = popen(path, "r");
+	if (!p)
+		return -1;
+	while (fgets(line, sizeof(line), p))
+		n++;
+	pclose(p);
+	return n;
+}
+
+static void *sleeper(void *arg)
+{
+	(void)arg;
+	for (;;)
+		pause();
+	return NULL;
+}
+
+/* A process whose leader thread exits and leaves one thread running. */
+static pid_t spawn_leaderless(void)
+{
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		pthread_t th;
+
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		if (pthread_create(&th, NULL, sleeper, NULL) != 0)
+			_exit(1);
+		pthread_exit(NULL);
+	}
+	return pid;
+}
+
+/* The leader a zombie, another thread alive: the process lives. Every
+ * thread gone but not reaped: it does not. Reaped: it does not. Another
+ * start time than the process's: another process, not this one. */
+static void zombie_leader_with_a_live_thread(void)
+{
+	struct engine_sys *s = engine_sys_linux_new("/proc");
+	uint64_t start = 0;
+	pid_t pid;
+	int i, alive = -1;
+
+	CHECK(s != NULL);
+	if (!s)
+		return;
+	pid = spawn_leaderless();
+	CHECK(pid > 0);
+	if (pid <= 0)
+		goto out;
+	for (i = 0; i < 300 && !(state_of(pid) == 'Z' && threads_of(pid) == 2); i++)
+		nap();
+	CHECK(state_of(pid) == 'Z' && threads_of(pid) == 2);
+	CHECK(S(start_time, pid, &start) == 0 && start > 0);
+	CHECK(S(process_alive, pid, start) == 1);
+	CHECK(S(process_alive, pid, start + 1) == 0); /* a reused pid */
+	CHECK(S(process_alive, pid, start - 1) == 0);
+
+	kill(pid, SIGKILL);
+	for (i = 0; i < 300 && (alive = S(process_alive, pid, start)) != 0; i++)
+		nap();
+	CHECK(alive == 0);
+	CHECK(state_of(pid) == 'Z'); /* not reaped yet: still in /proc */
+	CHECK(waitpid(pid, NULL, 0) == pid);
+	CHECK(S(process_alive, pid, start) == 0);
+out:
+	engine_sys_linux_free(s);
+}
+
+/* An ordinary running process, and this one. */
+static void live_process(void)
+{
+	struct engine_sys *s = engine_sys_linux_new("/proc");
+	struct procinfo pi;
+	uint64_t start = 0;
+
+	CHECK(s != NULL);
+	if (!s)
+		return;
+	CHECK(S(start_time, getpid(), &start) == 0);
+	CHECK(S(process_alive, getpid(), start) == 1);
+	memset(&pi, 0x5a, sizeof(pi));
+	CHECK(S(read, getpid(), &pi) == 0);
+	CHECK(pi.pid == getpid() && pi.tgid == getpid() && pi.start_time == start);
+	CHECK(S(read_stat, getpid(), &pi) == 0);
+	CHECK(pi.start_time == start && pi.state == 'R' && pi.tgid == 0 && pi.exe[0] == '\0');
+	engine_sys_linux_free(s);
+}
+
+/* A thread's own pid reads as a process whose thread group is its
+ * leader's: what the dry run checks before it takes a read for the
+ * process's. */
+static void thread_id_read(void)
+{
+	struct engine_sys *s = engine_sys_linux_new("/proc");
+	struct procinfo pi;
+	pthread_t th;
+	pid_t tid = 0;
+
+	CHECK(s != NULL);
+	if (!s || pthread_create(&th, NULL, sleeper, NULL) != 0)
+		goto out;
+	for (int i = 0; i < 300 && tid == 0; i++) {
+		char path[64];
+		FILE *p;
+
+		snprintf(path, sizeof(path), "ls /proc/%d/task", getpid());
+		p = popen(path, "r");
+		while (p && fgets(path, sizeof(path), p))
+			if (atoi(path) != getpid())
+				tid = atoi(path);
+		if (p)
+			pclose(p);
+		if (!tid)
+			nap();
+	}
+	CHECK(tid > 0);
+	CHECK(S(read, tid, &pi) == 0 && pi.pid == tid && pi.tgid == getpid());
+	pthread_cancel(th);
+	pthread_join(th, NULL);
+out:
+	engine_sys_linux_free(s);
+}
+
+int main(void)
+{
+	RUN(live_process);
+	RUN(zombie_leader_with_a_live_thread);
+	RUN(thread_id_read);
+	UNIT_EXIT();
+}

@@ -649,6 +649,11 @@ static int place(struct engine *e, const struct engine_place *req, const struct 
 		r = req->authorize(req->userdata, req->pid, engine_task(e, req->pid));
 	if (r >= 0)
 		r = table_upsert(e, &pi, read_ns, &t, &changed);
+	/* New to the table (its fork event still to come): first what it is,
+	 * a fork child, so that its children forked before this request
+	 * inherit that (a clear, a key), as they would have. */
+	if (r > 0)
+		engine_judge_child(e, t, engine_task(e, pi.ppid), &pi, 0);
 	if (r >= 0 && t->key && !(prev_id = strdup(t->key->id)))
 		r = -ENOMEM;
 	if (r >= 0 && g) {

@@ -1185,7 +1185,7 @@ static void run_model(uint64_t seed, unsigned long steps)
 	rmdir(dir);
 }
 
-static const uint64_t regression_seeds[] = { 179, 208, 216, 241 };
+static const uint64_t regression_seeds[] = { 179, 189, 208, 216, 241 };
 
 /* make check runs fixed seeds, a million steps in all, so that a failure
  * there is a regression and not the luck of the draw; any other seed runs

@@ -280,16 +280,24 @@ void engine_state_restore(struct engine *e)
 	}
 	report_bad_lines(e, sf);
 	by_cookie = hashmap_new(false);
-	for (size_t i = 0; by_cookie && i < sf->n; i++) {
-		const struct task *t = engine_task(e, sf->entries[i].pid);
+	/* Lines that recorded their key's cookie first: the key adopts it
+	 * from them, and a line recording none (its process carried another
+	 * then) joins it, rather than making a fresh cookie that the others
+	 * would be moved to. */
+	for (int pass = 0; pass < 2; pass++)
+		for (size_t i = 0; by_cookie && i < sf->n; i++) {
+			const struct state_entry *en = &sf->entries[i];
+			const struct task *t = engine_task(e, en->pid);
 
-		if (!t || t->start != sf->entries[i].start) {
-			stale++; /* exited while no daemon ran */
-			continue;
+			if ((en->cookie == 0) != (pass == 1))
+				continue;
+			if (!t || t->start != en->start) {
+				stale++; /* exited while no daemon ran */
+				continue;
+			}
+			r = restore_one(e, en, by_cookie);
+			restored += r > 0;
 		}
-		r = restore_one(e, &sf->entries[i], by_cookie);
-		restored += r > 0;
-	}
 	if (by_cookie)
 		restore_inherited(e, by_cookie);
 	hashmap_free(by_cookie);

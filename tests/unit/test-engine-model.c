@@ -48,6 +48,7 @@
 #include "engine-internal.h"
 #include "fixture.h"
 #include "log.h"
+#include "state.h"
 #include "unit.h"
 
 #define MAX_PROCS 160
@@ -1871,6 +1872,50 @@ static void test_join_without_holder(void)
 	e = engine_free(e);
 }
 
+/* Two processes placed in one key by the container hook; at the last
+ * write the second carried another cookie than the key's (a placement not
+ * yet pushed), so its line records none, and it comes first in the file.
+ * After a restart the key keeps the cookie the first one carries, the one
+ * the file recorded: the container's processes keep their cookie. */
+static void test_restore_recorded_cookie_first(void)
+{
+	const char *conf = "[Group ctr]\n";
+	struct state_entry en[2];
+	struct fproc *a, *b;
+	struct task *ta, *tb;
+	sc_cookie c;
+
+	e = scenario_with_state(conf);
+	if (!e)
+		return;
+	a = spawn("/bin/sh", 1000);
+	b = spawn("/bin/sh", 1000);
+	deliver(n_events);
+	CHECK(a && b && engine_assign(e, a->pid, "ctr", "x", ORIGIN_HOOK) == 0);
+	CHECK(a && b && engine_assign(e, b->pid, "ctr", "x", ORIGIN_HOOK) == 0);
+	c = a ? cookie_of(a) : 0;
+	CHECK(c != 0 && b && cookie_of(b) == c);
+	ta = a ? engine_task(e, a->pid) : NULL;
+	tb = b ? engine_task(e, b->pid) : NULL;
+	if (!ta || !tb)
+		return;
+	en[0] = (struct state_entry){ .pid = tb->pid, .start = tb->start, .origin = ORIGIN_HOOK, .group = "ctr",
+				      .key = "x", .cookie = 0 };
+	en[1] = (struct state_entry){ .pid = ta->pid, .start = ta->start, .origin = ORIGIN_HOOK, .group = "ctr",
+				      .key = "x", .cookie = c };
+	e = engine_free(e);
+	CHECK(state_save(state_path, en, 2) == 0);
+	CHECK(engine_new_sys(&fake, 1, &e) == 0);
+	if (e) {
+		engine_set_conf(e, load_text(conf));
+		engine_set_state_file(e, state_path);
+		engine_scan(e, true, false);
+	}
+	CHECK(cookie_of(a) == c && cookie_of(b) == c);
+	CHECK(has_group(a->pid, "ctr") && has_group(b->pid, "ctr"));
+	scenario_done();
+}
+
 static void test_reused_pid_exec_before_clear(void)
 {
 	struct fproc *w, *old, *n, *mid;
@@ -1949,6 +1994,7 @@ int main(void)
 	RUN(test_reused_pid_exec_before_clear);
 	RUN(test_fork_event_of_reused_pid);
 	RUN(test_join_without_holder);
+	RUN(test_restore_recorded_cookie_first);
 	RUN(test_model);
 	UNIT_EXIT();
 }

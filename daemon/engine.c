@@ -654,6 +654,10 @@ static int place(struct engine *e, const struct engine_place *req, const struct 
 	 * inherit that (a clear, a key), as they would have. */
 	if (r > 0)
 		engine_judge_child(e, t, engine_task(e, pi.ppid), &pi, 0);
+	/* What it inherited (an explicit placement, its placer) is known only
+	 * now: the request is authorized again against that. */
+	if (r > 0 && req->authorize)
+		r = req->authorize(req->userdata, req->pid, t);
 	if (r >= 0 && t->key && !(prev_id = strdup(t->key->id)))
 		r = -ENOMEM;
 	if (r >= 0 && g) {

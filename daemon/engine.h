@@ -131,7 +131,9 @@ struct engine_place {
 	uid_t placer;         /* recorded on the task: who placed it */
 	/* Called with the target's pidfd open, after it was read and before
 	 * anything changes; current is the task as the table knew it (NULL:
-	 * new to it). The pidfd is checked alive after the action, so what
+	 * new to it). A task new to the table is judged as the fork child it
+	 * is, and authorize() called again with that (what it inherited, an
+	 * explicit placement included). The pidfd is checked alive after the action, so what
 	 * authorize() read is what was acted on. 0 or a negative errno. */
 	int (*authorize)(void *userdata, pid_t pid, const struct task *current);
 	void *userdata;

@@ -44,6 +44,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "auth.h"
 #include "conf.h"
 #include "engine-internal.h"
 #include "fixture.h"
@@ -1916,6 +1917,43 @@ static void test_restore_recorded_cookie_first(void)
 	scenario_done();
 }
 
+/* An unprivileged caller may not undo another user's explicit placement,
+ * inherited included: authorize() refuses when the task it is shown was
+ * placed by someone else. A child of a process root placed, asked for
+ * before the daemon took its fork event, is that child all the same. */
+static int deny_placed_by_other(void *userdata, pid_t pid, const struct task *current)
+{
+	(void)pid;
+	return auth_placed_by_other(current, *(const uid_t *)userdata) ? -EPERM : 0;
+}
+
+static void test_request_on_unseen_child_of_placement(void)
+{
+	uid_t user = 1000;
+	struct engine_place req = { .pidfd = -1, .group = "mine", .origin = ORIGIN_ASSIGN, .placer = user,
+				    .authorize = deny_placed_by_other, .userdata = &user };
+	struct fproc *p, *c;
+	sc_cookie own;
+
+	e = scenario("[Group secure]\n[Group mine]\n");
+	if (!e)
+		return;
+	p = spawn("/bin/sh", user);
+	deliver(n_events);
+	CHECK(p && engine_assign(e, p->pid, "secure", NULL, ORIGIN_ASSIGN) == 0);
+	own = p ? cookie_of(p) : 0;
+	c = p ? fork_of(p) : NULL; /* its fork event not taken yet */
+	CHECK(own != 0 && c && cookie_of(c) == own);
+	if (!c)
+		return;
+	req.pid = c->pid;
+	CHECK(engine_place(e, &req) == -EPERM);
+	deliver(n_events);
+	CHECK(cookie_of(c) == own && has_group(c->pid, "secure"));
+	CHECK(engine_place(e, &req) == -EPERM); /* as once the fork event is taken */
+	e = engine_free(e);
+}
+
 static void test_reused_pid_exec_before_clear(void)
 {
 	struct fproc *w, *old, *n, *mid;
@@ -1995,6 +2033,7 @@ int main(void)
 	RUN(test_fork_event_of_reused_pid);
 	RUN(test_join_without_holder);
 	RUN(test_restore_recorded_cookie_first);
+	RUN(test_request_on_unseen_child_of_placement);
 	RUN(test_model);
 	UNIT_EXIT();
 }

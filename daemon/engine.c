@@ -385,17 +385,6 @@ int engine_read(struct engine *e, pid_t pid, struct procinfo *pi, uint64_t *ret_
 	return SYS(e, read, pid, pi);
 }
 
-/* t was met by a scan before its fork event and runs its parent's
- * program, as that parent's uid and gid: as far as can be told, it has
- * not exec'd since the fork. */
-static bool earlier_process(struct engine *e, const struct task *t)
-{
-	const struct task *p = t->scan_ppid > 0 ? engine_task(e, t->scan_ppid) : NULL;
-
-	return p && !t->placed_ns && p->exe && t->exe && strcmp(p->exe, t->exe) == 0 && p->uid == t->uid &&
-	       p->gid == t->gid;
-}
-
 /* Read pid afresh and run it through policy. Everything happens with a
  * pidfd open: if the process is still alive afterwards, the pid named it
  * throughout (a live process cannot be replaced). A process whose last
@@ -420,12 +409,6 @@ static int handle_process(struct engine *e, pid_t pid, bool new_program, uint64_
 	if (t && !t->stale && event_ns && t->read_ns > event_ns) {
 		r = 0;
 		pi.kernel_thread = 0;
-		/* Met by a scan before its fork event, and running what its
-		 * parent runs: the event, older than the fork's still to come,
-		 * was an earlier process's under a reused pid. A clear it
-		 * inherited stands. */
-		if (new_program && earlier_process(e, t))
-			new_program = false;
 	} else {
 		r = engine_read(e, pid, &pi, &read_ns);
 		if (r >= 0 && !pi.kernel_thread)

@@ -1954,37 +1954,6 @@ static void test_request_on_unseen_child_of_placement(void)
 	e = engine_free(e);
 }
 
-/* As test_exec_of_earlier_process, but a scan meets the cleared parent's
- * child before the earlier process's exec event is taken: that event did
- * not end the clear the child inherited. */
-static void test_scan_then_exec_of_earlier_process(void)
-{
-	struct fproc *p, *old, *c;
-	pid_t pid;
-
-	e = scenario("[Group web]\nMatchExe=/usr/bin/web\n");
-	if (!e)
-		return;
-	p = spawn("/usr/bin/web", 1000);
-	old = spawn("/bin/sh", 1000);
-	deliver(n_events);
-	CHECK(p && old && cookie_of(p) != 0);
-	CHECK(p && engine_clear(e, p->pid) == 0);
-	if (!p || !old)
-		return;
-	pid = old->pid;
-	exec_as(old, "/usr/bin/web");
-	op_exit(old);
-	next_pid = pid; /* the next fork reuses it */
-	c = fork_of(p);
-	CHECK(c && c->pid == pid);
-	engine_scan(e, false, true);
-	CHECK(c && cookie_of(c) == 0 && !has_group(c->pid, "web"));
-	deliver(n_events);
-	CHECK(c && cookie_of(c) == 0 && !has_group(c->pid, "web"));
-	e = engine_free(e);
-}
-
 static void test_reused_pid_exec_before_clear(void)
 {
 	struct fproc *w, *old, *n, *mid;
@@ -2065,7 +2034,6 @@ int main(void)
 	RUN(test_join_without_holder);
 	RUN(test_restore_recorded_cookie_first);
 	RUN(test_request_on_unseen_child_of_placement);
-	RUN(test_scan_then_exec_of_earlier_process);
 	RUN(test_model);
 	UNIT_EXIT();
 }

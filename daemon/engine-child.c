@@ -74,13 +74,6 @@ static bool follows(struct engine *e, const struct task *t, const struct task *p
 		return false;
 	if (k->per == PER_PROCESS && (p->origin == ORIGIN_RULE || p->origin == ORIGIN_ADOPTED))
 		return false; /* a cookie per process */
-	/* Another program than the parent's, and a group claims it: the
-	 * child exec'd since the fork (or the parent did). It is judged on its
-	 * own now, as that exec's event would judge it: the event may be lost,
-	 * and a scan that met the child first would not judge it again. What
-	 * an explicit placement's child runs does not matter. */
-	if (!engine_origin_explicit(child_origin(p->origin)) && !same_program(p, pi) && claimed(e, pi))
-		return false;
 	if (t->cookie == k->cookie || t->cookie == COOKIE_UNKNOWN || (k->per == PER_PROCESS && !k->cookie))
 		return true;
 	/* Another cookie, but the parent's program: forked before the parent

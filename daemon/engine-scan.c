@@ -64,26 +64,6 @@ struct scan {
 	size_t n_pending, max_pending;
 };
 
-/* Do the rules give t's program another key than the one it is in? An
- * exec (or uid change) whose event was lost, or one the fork path met
- * already done and judged by the inherited cookie before the exec's event
- * came: the rules decide now, as that event would have. Explicit
- * placements, cleared tasks and pending restores keep what they have, as
- * they would at an exec. */
-static bool rules_disagree(const struct engine *e, const struct task *t)
-{
-	struct match_input in = { t->exe, t->comm, t->uid, t->gid, t->cgroup };
-	struct match_result m;
-
-	if (!e->conf || t->cleared || t->want || engine_origin_explicit(t->origin) || !t->exe)
-		return false;
-	if (rules_match(e->conf, &in, &m) <= 0)
-		return false;
-	if (m.group->per == PER_PROCESS)
-		engine_process_key_name(t, m.key, sizeof(m.key));
-	return !t->key || strcmp(t->key->group, m.group->name) != 0 || strcmp(t->key->name, m.key) != 0;
-}
-
 static int scan_one(void *userdata, pid_t pid)
 {
 	struct scan *s = userdata;
@@ -141,7 +121,7 @@ static int scan_one(void *userdata, pid_t pid)
 	if (s->all)
 		t->cleared = false; /* a reload judges cleared processes again */
 	if (s->all || changed || t->unsettled || (t->key && t->key->detached) ||
-	    t->cookie != (t->key ? t->key->cookie : 0) || (s->verify && rules_disagree(e, t)))
+	    t->cookie != (t->key ? t->key->cookie : 0))
 		(void)engine_evaluate(e, t, !changed);
 	else if (s->verify)
 		verify_threads(e, t);

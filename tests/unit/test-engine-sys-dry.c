@@ -464,43 +464,6 @@ static void test_engine_decides(void)
 	engine_sys_dry_free(s);
 }
 
-/* A child read at its fork already running a program another group
- * claims joins its parent's key by the cookie it inherited, until its
- * exec's event comes. That event lost, the rescan that follows the loss
- * (and any reconcile) judges the program as the event would have. */
-static void test_resync_judges_missed_exec(void)
-{
-	struct engine_sys *s = setup();
-	struct engine *e = NULL;
-	struct procmon_event ev;
-	struct task *web, *child;
-
-	spawn(20, 10, "/usr/bin/web");
-	CHECK(engine_new_sys(s, 2, &e) == 0);
-	engine_set_conf(e, load("[Daemon]\n[Group web]\nMatchExe=/usr/bin/web\n[Group db]\nMatchExe=/usr/bin/db\n"));
-	CHECK(engine_scan(e, true, false) >= 0);
-	web = engine_task(e, 20);
-	CHECK(web && web->key && strcmp(web->key->group, "web") == 0);
-	/* Forked and exec'd db before the daemon read it; the exec event is lost. */
-	spawn(21, 20, "/usr/bin/db");
-	ev = (struct procmon_event){ .kind = PROCMON_FORK, .pid = 21, .tgid = 21, .parent_pid = 20, .parent_tgid = 20,
-				     .timestamp_ns = 1 };
-	engine_on_event(e, &ev);
-	CHECK(engine_resync(e) >= 0);
-	child = engine_task(e, 21);
-	web = engine_task(e, 20);
-	CHECK(child && child->key && strcmp(child->key->group, "db") == 0 && child->origin == ORIGIN_RULE);
-	CHECK(web && get(s, 21) != get(s, 20) && get(s, 21) != 0);
-	/* Settled: the next reconcile leaves it, and the parent, alone. */
-	CHECK(engine_scan(e, false, true) >= 0);
-	child = engine_task(e, 21);
-	CHECK(child && child->key && strcmp(child->key->group, "db") == 0);
-	CHECK(engine_task(e, 20) && strcmp(engine_task(e, 20)->key->group, "web") == 0);
-	CHECK(engine_counters(e)->errors == 0 && calls_cookie == 0);
-	engine_free(e);
-	engine_sys_dry_free(s);
-}
-
 int main(void)
 {
 	log_set_max_level(LOG_WARNING);
@@ -509,6 +472,5 @@ int main(void)
 	RUN(test_pid_reuse);
 	RUN(test_last_read);
 	RUN(test_engine_decides);
-	RUN(test_resync_judges_missed_exec);
 	UNIT_EXIT();
 }

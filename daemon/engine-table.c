@@ -385,12 +385,15 @@ int table_upsert(struct engine *e, const struct procinfo *pi, uint64_t read_ns, 
 	t->uid = pi->uid;
 	t->gid = pi->gid;
 	t->stale = false;
-	t->read_ns = read_ns;
 	t->leader_gone = pi->state == 'Z' || pi->state == 'X';
 	memcpy(t->comm, pi->comm, sizeof(t->comm));
 	t->comm[sizeof(t->comm) - 1] = '\0';
-	if (set_str(&t->exe, pi->exe, &changed) < 0 || set_str(&t->cgroup, pi->cgroup, &changed) < 0)
-		return -ENOMEM; /* the task stays, unsettled: the caller retries */
+	if (set_str(&t->exe, pi->exe, &changed) < 0 || set_str(&t->cgroup, pi->cgroup, &changed) < 0) {
+		t->read_ns = 0; /* not all of it is this read's: the next event reads again */
+		t->unsettled = true; /* the task stays, unsettled: the caller retries */
+		return -ENOMEM;
+	}
+	t->read_ns = read_ns;
 	if (changed)
 		t->since_ns = 0; /* changed, and when is the event's to say */
 	/* The kernel's word, not an assumption; a failed read stays unknown. */

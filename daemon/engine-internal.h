@@ -119,6 +119,11 @@ int table_upsert(struct engine *e, const struct procinfo *pi, uint64_t read_ns, 
 /* Read pid from /proc into pi; *ret_ns is when the read began: every change
  * the kernel reported before then is in what it read. */
 int engine_read(struct engine *e, pid_t pid, struct procinfo *pi, uint64_t *ret_ns);
+/* engine_read() then table_upsert(): returns what table_upsert() does, or
+ * -ECHILD for a kernel thread (never in the table), or what kept pid from
+ * being read. A request reads and inserts apart: it authorizes between. */
+int engine_examine(struct engine *e, pid_t pid, struct procinfo *pi, struct task **ret,
+		   bool *ret_changed);
 /* A process known only by pid and start time, described like `like` (a
  * fork child: until its exec it runs the parent's program). Returns 1 when
  * it is new, 0 when the table had it already (a scan or a request saw it

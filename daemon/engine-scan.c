@@ -70,17 +70,14 @@ static int scan_one(void *userdata, pid_t pid)
 	struct engine *e = s->e;
 	struct procinfo pi;
 	struct task *t;
-	uint64_t read_ns;
 	bool changed;
 	int r;
 
 	if (pid == e->self)
 		return 0;
-	r = engine_read(e, pid, &pi, &read_ns);
-	if (r >= 0 && pi.kernel_thread)
+	r = engine_examine(e, pid, &pi, &t, &changed);
+	if (r == -ECHILD)
 		return 0;
-	if (r >= 0)
-		r = table_upsert(e, &pi, read_ns, &t, &changed);
 	if (r < 0) {
 		/* Not examined is not gone: keep what we knew of a live task. */
 		if (r != -ESRCH && (t = engine_task(e, pid)))

@@ -49,7 +49,6 @@ static int l_for_each_pid(void *u, procinfo_pid_fn fn, void *fn_userdata)
 static int l_for_each_thread(void *u, pid_t pid, procinfo_pid_fn fn, void *fn_userdata)
 {
 	char path[PROCINFO_PATH_MAX];
-
 	int r = procinfo_path(path, sizeof(path), root_of(u), pid, "/task");
 
 	return r < 0 ? r : procinfo_for_each_pid(path, fn, fn_userdata);

@@ -385,6 +385,19 @@ int engine_read(struct engine *e, pid_t pid, struct procinfo *pi, uint64_t *ret_
 	return SYS(e, read, pid, pi);
 }
 
+int engine_examine(struct engine *e, pid_t pid, struct procinfo *pi, struct task **ret,
+		   bool *ret_changed)
+{
+	uint64_t read_ns;
+	int r = engine_read(e, pid, pi, &read_ns);
+
+	if (r < 0)
+		return r;
+	if (pi->kernel_thread)
+		return -ECHILD;
+	return table_upsert(e, pi, read_ns, ret, ret_changed);
+}
+
 /* Read pid afresh and run it through policy. Everything happens with a
  * pidfd open: if the process is still alive afterwards, the pid named it
  * throughout (a live process cannot be replaced). A process whose last
@@ -397,24 +410,17 @@ static int handle_process(struct engine *e, pid_t pid, bool new_program, uint64_
 {
 	struct procinfo pi;
 	struct task *t = engine_task(e, pid);
-	uint64_t read_ns;
 	bool changed;
-	int fd, r;
+	int fd, r = 0;
 
 	if (pid == e->self)
 		return 0;
 	fd = SYS(e, pidfd_open, pid);
 	if (fd < 0)
 		return fd;
-	if (t && !t->stale && event_ns && t->read_ns > event_ns) {
-		r = 0;
-		pi.kernel_thread = 0;
-	} else {
-		r = engine_read(e, pid, &pi, &read_ns);
-		if (r >= 0 && !pi.kernel_thread)
-			r = table_upsert(e, &pi, read_ns, &t, &changed);
-	}
-	if (r >= 0 && !pi.kernel_thread) {
+	if (!t || t->stale || !event_ns || t->read_ns <= event_ns)
+		r = engine_examine(e, pid, &pi, &t, &changed);
+	if (r >= 0) {
 		/* New to the table: its fork event is still to come, so the
 		 * event was an earlier process's under a reused pid (or the fork
 		 * was lost, and a rescan follows). It is judged as a fork child,
@@ -435,29 +441,26 @@ static int handle_process(struct engine *e, pid_t pid, bool new_program, uint64_
 		}
 	}
 	SYS(e, pidfd_close, fd);
-	return r < 0 ? r : 0;
+	return r < 0 && r != -ECHILD ? r : 0;
 }
 
 static int on_fork(struct engine *e, const struct procmon_event *ev)
 {
 	struct task *t, *parent;
 	struct procinfo pi;
-	uint64_t read_ns = 0;
 	bool changed;
 	int fd, r;
 
 	e->c.forks++;
 	parent = engine_fork_parent(e, ev->parent_tgid);
 	fd = SYS(e, pidfd_open, ev->tgid);
-	r = fd < 0 ? fd : engine_read(e, ev->tgid, &pi, &read_ns);
+	r = fd < 0 ? fd : engine_examine(e, ev->tgid, &pi, &t, &changed);
 	if (r == -ESRCH) /* gone already: its own children's forks may follow */
 		engine_ghost_child(e, ev->tgid, parent, ev->timestamp_ns);
 	if (fd < 0)
 		return fd;
-	if (r >= 0 && pi.kernel_thread)
+	if (r == -ECHILD)
 		goto out;
-	if (r >= 0)
-		r = table_upsert(e, &pi, read_ns, &t, &changed);
 	/* Seen first by a scan or a request: what it said then is fresher,
 	 * unless the scan judged it by another parent (its own had exited:
 	 * it was reparented) and no request has placed it since. */
@@ -480,7 +483,7 @@ static int on_fork(struct engine *e, const struct procmon_event *ev)
 	}
 out:
 	SYS(e, pidfd_close, fd);
-	return r < 0 ? r : 0;
+	return r < 0 && r != -ECHILD ? r : 0;
 }
 
 /* A thread created while its process was being placed may have copied the

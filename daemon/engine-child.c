@@ -25,11 +25,9 @@ static enum origin child_origin(enum origin o)
 	return o == ORIGIN_ADOPTED ? ORIGIN_RULE : o;
 }
 
-/* Does the child still run what its parent runs (no exec or uid change
- * on either side since the fork, as far as can be told)? */
-static bool same_program(const struct task *p, const struct procinfo *pi)
+bool engine_same_program(const struct task *p, const struct procinfo *pi)
 {
-	return pi->uid == p->uid && pi->gid == p->gid && p->exe && strcmp(pi->exe, p->exe) == 0;
+	return p && pi->uid == p->uid && pi->gid == p->gid && p->exe && strcmp(pi->exe, p->exe) == 0;
 }
 
 /* A child forked before its parent's last request inherited what the
@@ -82,7 +80,7 @@ static bool follows(struct engine *e, const struct task *t, const struct task *p
 	k = table_key_by_cookie(e, t->cookie);
 	if (k && k->n_explicit)
 		return false;
-	if (same_program(p, pi))
+	if (engine_same_program(p, pi))
 		return true;
 	/* Another program than the parent's: the child exec'd since the fork
 	 * (its exec event is still to come), or the parent did. If the parent

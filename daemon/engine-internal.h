@@ -157,10 +157,19 @@ bool table_key_stale(const struct conf *c, const struct key *k);
 /* Give a Per=process key a holder carrying its cookie (taken from a member
  * that carries it), so further members can share it. */
 int table_key_hold(struct engine *e, struct key *k);
+/* An explicit placement's own key (Per=process) takes its holder from t,
+ * its member that carries the cookie, at once rather than with a second
+ * member: a child forked before t exits must find the key by the cookie
+ * it carries after t is gone, even before its fork event is taken; the
+ * cookie's value is trusted only while something holds it. Best effort. */
+void table_key_hold_from(struct engine *e, struct key *k, const struct task *t);
 void table_free_all(struct engine *e);
 
 void engine_process_key_name(const struct task *t, char *buf, size_t size);
 void engine_key_name_for(const struct group *g, const struct task *t, char *buf, size_t size);
+/* Does the child pi describes still run what its parent p runs (no exec or
+ * uid change on either side since the fork, as far as can be told)? */
+bool engine_same_program(const struct task *p, const struct procinfo *pi);
 
 int engine_ensure(struct engine *e, struct task *t, bool repair);
 /* t carries the cookie of a key released lately (a grave): it joins that

@@ -32,7 +32,6 @@ bool engine_origin_explicit(enum origin o)
 }
 
 /* ---- applying ---- */
-/* ---- applying ---- */
 
 static void note_failure(struct engine *e, struct task *t, int r, const char *what)
 {
@@ -444,6 +443,14 @@ static int handle_process(struct engine *e, pid_t pid, bool new_program, uint64_
 	return r < 0 && r != -ECHILD ? r : 0;
 }
 
+/* Did the scan put t in the key of the parent it went by? */
+static bool followed_scan_parent(struct engine *e, const struct task *t)
+{
+	const struct task *p = engine_task(e, t->scan_ppid);
+
+	return p && p->key && p->key == t->key;
+}
+
 static int on_fork(struct engine *e, const struct procmon_event *ev)
 {
 	struct task *t, *parent;
@@ -463,16 +470,22 @@ static int on_fork(struct engine *e, const struct procmon_event *ev)
 		goto out;
 	/* Seen first by a scan or a request: what it said then is fresher,
 	 * unless the scan judged it by another parent (its own had exited:
-	 * it was reparented) and no request has placed it since. */
-	if (r == 0 && t->scan_ppid && (t->scan_ppid != ev->parent_tgid || !t->key) && !t->placed_ns) {
+	 * it was reparented) and no request has placed it since. A parent
+	 * the table no longer knows tells nothing the scan did not see (the
+	 * cookie it left the child): the scan's word stands, unless the
+	 * scan made it follow the parent it went by. */
+	if (r == 0 && t->scan_ppid && !t->placed_ns &&
+	    (t->scan_ppid != ev->parent_tgid ? parent || followed_scan_parent(e, t) : !t->key)) {
 		table_set_key(e, t, NULL);
 		table_set_origin(e, t, ORIGIN_NONE);
 		r = 1;
 	}
 	if (r > 0) {
 		engine_ghost_forget(e, ev->tgid);
-		if (!t->scan_ppid)
-			t->since_ns = ev->timestamp_ns; /* its parent's program, since the fork */
+		/* Its parent's program, since the fork; another one (it exec'd
+		 * before this read), since a time its exec event will tell. */
+		if (!t->scan_ppid && engine_same_program(parent, &pi))
+			t->since_ns = ev->timestamp_ns;
 		engine_judge_child(e, t, parent, &pi, ev->timestamp_ns);
 	}
 	if (r >= 0)
@@ -712,6 +725,8 @@ static int place(struct engine *e, const struct engine_place *req, const struct 
 				t->cookie = COOKIE_UNKNOWN; /* clear even what reads 0 now */
 			r = engine_ensure(e, t, false);
 			t->unsettled = r < 0;
+			if (r >= 0 && g)
+				table_key_hold_from(e, t->key, t);
 		}
 		if (r >= 0 && !SYS(e, pidfd_alive, fd))
 			r = -ESRCH;

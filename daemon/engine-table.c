@@ -42,7 +42,7 @@ static void grave_clear(struct engine *e, struct grave *g)
  * being reused by someone else's new cookie. The key's moves here; a
  * Per=process key's last member, moving on alive, still carries the cookie
  * and lends it to a new one. */
-static void bury(struct engine *e, struct key *k, const struct task *last)
+static void bury(struct engine *e, struct key *k, const struct task *last, bool last_explicit)
 {
 	struct grave *g = &e->graves[e->next_grave];
 	char *id;
@@ -57,7 +57,7 @@ static void bury(struct engine *e, struct key *k, const struct task *last)
 	if (!k->holder || !(id = strdup(k->id)))
 		return;
 	grave_clear(e, g);
-	*g = (struct grave){ k->cookie, id, k->n_explicit > 0, k->holder, e->ticks + ENGINE_GRAVE_TICKS };
+	*g = (struct grave){ k->cookie, id, k->n_explicit > 0 || last_explicit, k->holder, e->ticks + ENGINE_GRAVE_TICKS };
 	k->holder = NULL;
 	e->next_grave = (e->next_grave + 1) % ENGINE_GRAVES;
 }
@@ -77,9 +77,9 @@ const struct grave *table_grave(const struct engine *e, sc_cookie c)
 	return NULL;
 }
 
-static void key_release(struct engine *e, struct key *k, const struct task *last)
+static void key_release(struct engine *e, struct key *k, const struct task *last, bool last_explicit)
 {
-	bury(e, k, last);
+	bury(e, k, last, last_explicit);
 	if (!k->detached)
 		hashmap_remove_str(e->keys, k->id);
 	if (k->cookie && hashmap_get_u64(e->by_cookie, k->cookie) == k)
@@ -165,7 +165,7 @@ static void set_key(struct engine *e, struct task *t, struct key *k, bool alive)
 	if (old && anchors(t->origin))
 		unanchor(e, old);
 	if (old && --old->n_tasks == 0)
-		key_release(e, old, alive ? t : NULL); /* moving on alive: it may lend the cookie */
+		key_release(e, old, alive ? t : NULL, engine_origin_explicit(t->origin)); /* moving on alive: it may lend the cookie */
 }
 
 void table_set_key(struct engine *e, struct task *t, struct key *k)

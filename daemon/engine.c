@@ -468,6 +468,10 @@ static int on_fork(struct engine *e, const struct procmon_event *ev)
 		return fd;
 	if (r == -ECHILD)
 		goto out;
+	/* A parent started after its child is another process under the
+	 * parent's pid, met before its own fork event (the parent exited). */
+	if (r >= 0 && parent && parent->start > t->start)
+		parent = NULL;
 	/* Seen first by a scan or a request: what it said then is fresher,
 	 * unless the scan judged it by another parent (its own had exited:
 	 * it was reparented) and no request has placed it since. A parent

@@ -1187,7 +1187,7 @@ static void run_model(uint64_t seed, unsigned long steps)
 	rmdir(dir);
 }
 
-static const uint64_t regression_seeds[] = { 120, 179, 182, 189, 208, 216, 241, 245, 275 };
+static const uint64_t regression_seeds[] = { 120, 179, 182, 189, 208, 216, 241, 243, 245, 275 };
 
 /* make check runs fixed seeds, a million steps in all, so that a failure
  * there is a regression and not the luck of the draw; any other seed runs
@@ -1904,6 +1904,32 @@ static void test_child_of_placement_gone_before_fork_event(void)
 	}
 }
 
+/* A process placed explicitly in a Per=process group forks; the fork
+ * event is lost, and the process exits (its exit taken: it was the key's
+ * last member). A scan meets the child: it carries the placement's
+ * cookie, so it inherited the placement, and keeps it. */
+static void test_child_of_placement_fork_lost(void)
+{
+	struct fproc *p, *c;
+	sc_cookie own;
+
+	e = scenario("[Group vm]\nPer=process\n[Group ok]\nMatchExe=/usr/bin/ok\n");
+	if (!e)
+		return;
+	p = spawn("/usr/bin/ok", 1002);
+	deliver(n_events);
+	CHECK(p && engine_assign(e, p->pid, "vm", NULL, ORIGIN_ASSIGN) == 0);
+	own = p ? cookie_of(p) : 0;
+	c = p ? fork_of(p) : NULL;
+	deliver_or_lose(n_events, true);
+	if (p)
+		op_exit(p);
+	deliver(n_events);
+	engine_scan(e, false, true);
+	CHECK(own != 0 && c && cookie_of(c) == own && has_group(c->pid, "vm"));
+	e = engine_free(e);
+}
+
 /* An unmatched process forks a helper, then execs a program a group
  * claims; the daemon takes the three events late, reading the parent
  * (at its own fork event) after its exec. The helper was forked while the
@@ -2069,6 +2095,39 @@ static void test_fork_event_of_reused_pid(void)
 	e = engine_free(e);
 }
 
+/* A parent exits and its pid goes to a new process running the same
+ * program, a child of a placed process (so in its placement), which a
+ * scan meets before the daemon has taken the first child's fork event.
+ * That event names the pid, but the process under it now started after
+ * the child: it is not the child's parent, and the child does not follow
+ * it into the placement. */
+static void test_fork_event_parent_pid_reused(void)
+{
+	struct fproc *h, *s, *c, *q;
+	pid_t pid;
+
+	e = scenario("[Group vm]\nPer=process\n");
+	if (!e)
+		return;
+	h = spawn("/usr/bin/helper", 1001);
+	s = spawn("/usr/bin/helper", 1001);
+	deliver(n_events);
+	CHECK(s && engine_assign(e, s->pid, "vm", NULL, ORIGIN_ASSIGN) == 0);
+	c = h ? fork_of(h) : NULL;
+	if (!c || !s)
+		return;
+	pid = h->pid;
+	op_exit(h);
+	next_pid = pid; /* the next fork reuses it */
+	q = fork_of(s);
+	CHECK(q && q->pid == pid);
+	engine_scan(e, false, true);
+	deliver(n_events);
+	CHECK(q && cookie_of(q) == cookie_of(s) && has_group(q->pid, "vm"));
+	CHECK(cookie_of(c) == 0 && !has_group(c->pid, "vm"));
+	e = engine_free(e);
+}
+
 int main(void)
 {
 	log_set_max_level(LOG_CRIT);
@@ -2092,6 +2151,8 @@ int main(void)
 	RUN(test_join_without_holder);
 	RUN(test_child_of_placement_gone_before_fork_event);
 	RUN(test_child_forked_before_parent_exec_seen);
+	RUN(test_child_of_placement_fork_lost);
+	RUN(test_fork_event_parent_pid_reused);
 	RUN(test_restore_recorded_cookie_first);
 	RUN(test_request_on_unseen_child_of_placement);
 	RUN(test_model);

@@ -88,8 +88,11 @@ static int scan_one(void *userdata, pid_t pid)
 	t->generation = e->generation;
 	/* New to the table between a fork and its event: the fork's rule. */
 	if (r > 0 && !s->adopt) {
+		struct task *p = engine_task(e, pi.ppid);
+
 		t->scan_ppid = pi.ppid;
-		engine_judge_child(e, t, engine_task(e, pi.ppid), &pi, 0);
+		engine_judge_child(e, t, p, &pi, 0);
+		t->scan_followed = p && p->key && p->key == t->key;
 		if (s->all) { /* a reload: judged by the new rules too */
 			t->cleared = false;
 			(void)engine_evaluate(e, t, false);

@@ -443,14 +443,6 @@ static int handle_process(struct engine *e, pid_t pid, bool new_program, uint64_
 	return r < 0 && r != -ECHILD ? r : 0;
 }
 
-/* Did the scan put t in the key of the parent it went by? */
-static bool followed_scan_parent(struct engine *e, const struct task *t)
-{
-	const struct task *p = engine_task(e, t->scan_ppid);
-
-	return p && p->key && p->key == t->key;
-}
-
 static int on_fork(struct engine *e, const struct procmon_event *ev)
 {
 	struct task *t, *parent;
@@ -473,13 +465,15 @@ static int on_fork(struct engine *e, const struct procmon_event *ev)
 	if (r >= 0 && parent && parent->start > t->start)
 		parent = NULL;
 	/* Seen first by a scan or a request: what it said then is fresher,
-	 * unless the scan judged it by another parent (its own had exited:
-	 * it was reparented) and no request has placed it since. A parent
-	 * the table no longer knows tells nothing the scan did not see (the
-	 * cookie it left the child): the scan's word stands, unless the
-	 * scan made it follow the parent it went by. */
+	 * unless no request has placed it since and the scan judged it by
+	 * another parent (its own had exited: it was reparented), or made it
+	 * follow its parent into a key the parent has left since (an exec
+	 * taken after the scan). A parent the table no longer knows tells
+	 * nothing the scan did not see (the cookie it left the child): the
+	 * scan's word stands, unless the scan made it follow another. */
 	if (r == 0 && t->scan_ppid && !t->placed_ns &&
-	    (t->scan_ppid != ev->parent_tgid ? parent || followed_scan_parent(e, t) : !t->key)) {
+	    (t->scan_ppid != ev->parent_tgid ? parent || t->scan_followed
+					     : !t->key || (t->scan_followed && parent && parent->key != t->key))) {
 		table_set_key(e, t, NULL);
 		table_set_origin(e, t, ORIGIN_NONE);
 		r = 1;

@@ -2128,6 +2128,40 @@ static void test_fork_event_parent_pid_reused(void)
 	e = engine_free(e);
 }
 
+/* A member execs a program its group does not claim (another group
+ * does, by its user) and forks; a scan meets the child before the daemon
+ * has taken the exec, so it follows the parent into the key the parent
+ * still has in the table. When the fork event comes, the parent has moved
+ * on: the child, running the parent's new program, goes with it. */
+static void test_scan_follows_parent_that_moves(void)
+{
+	struct fproc *d, *w, *c;
+	pid_t low;
+
+	e = scenario("[Group web]\nMatchExe=/usr/bin/web\n[Group tenants]\nMatchUser=1002\nPer=user\nPriority=-1\n");
+	if (!e)
+		return;
+	d = spawn("/usr/bin/helper", 0);
+	w = spawn("/usr/bin/web", 1002);
+	deliver(n_events);
+	CHECK(d && w && has_group(w->pid, "web"));
+	if (!d || !w)
+		return;
+	low = d->pid; /* the child gets a pid below its parent's: the scan meets it first */
+	op_exit(d);
+	deliver(n_events);
+	exec_as(w, "/usr/bin/helper");
+	next_pid = low;
+	c = fork_of(w);
+	CHECK(c && c->pid < w->pid);
+	engine_scan(e, false, true);
+	CHECK(c && has_group(c->pid, "web"));
+	deliver(n_events);
+	CHECK(has_group(w->pid, "tenants") && cookie_of(w) != 0);
+	CHECK(c && has_group(c->pid, "tenants") && cookie_of(c) == cookie_of(w));
+	e = engine_free(e);
+}
+
 int main(void)
 {
 	log_set_max_level(LOG_CRIT);
@@ -2153,6 +2187,7 @@ int main(void)
 	RUN(test_child_forked_before_parent_exec_seen);
 	RUN(test_child_of_placement_fork_lost);
 	RUN(test_fork_event_parent_pid_reused);
+	RUN(test_scan_follows_parent_that_moves);
 	RUN(test_restore_recorded_cookie_first);
 	RUN(test_request_on_unseen_child_of_placement);
 	RUN(test_model);

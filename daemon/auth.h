@@ -90,7 +90,8 @@ struct auth_method {
 };
 
 /* The row for a full method name; NULL for names not in the table
- * (answered MethodNotFound at no more than the minimum cost). */
+ * (answered MethodNotFound at no more than the minimum cost, as is a
+ * call that does not decode). */
 const struct auth_method *auth_method(const char *name);
 /* The cost of a call: its row's, or 1 for an unknown name. */
 unsigned auth_method_cost(const char *name);

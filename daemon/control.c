@@ -50,6 +50,10 @@ struct client {
 	size_t out_start, out_end, out_alloc;
 	struct vl_call held;    /* decoded, waiting for its cost to be affordable */
 	bool has_held;
+	/* or, held instead, the error for a call that did not decode: it is
+	 * charged as an unknown method, so that bad calls are not free */
+	const char *held_error;
+	json_object *held_error_params;
 	bool more;              /* the budget ran out with messages maybe buffered */
 	bool closing;           /* no more input: flush what is queued, then close */
 	uint64_t in_progress;   /* last message completed (or connect) */
@@ -143,7 +147,9 @@ static void client_free(struct client *c)
 	sd_event_source_disable_unref(c->timer);
 	close(c->caller.fd);
 	auth_peer_done(&c->peer);
-	if (c->has_held)
+	if (c->has_held && c->held_error)
+		json_object_put(c->held_error_params);
+	else if (c->has_held)
 		vl_call_done(&c->held);
 	vl_buffer_free(c->in);
 	free(c->out);
@@ -314,12 +320,21 @@ static int client_serve_held(struct client *c)
 {
 	int r;
 
-	if (!client_afford(c, c->held.method))
+	if (!client_afford(c, c->held_error ? "" : c->held.method))
 		return 0;
 	c->resume = 0;
-	r = client_answer(c, &c->held);
-	vl_call_done(&c->held);
 	c->has_held = false;
+	if (c->held_error) {
+		const char *name = c->held_error;
+		json_object *params = c->held_error_params;
+
+		c->held_error = NULL;
+		c->held_error_params = NULL;
+		r = client_send_error(c, name, params, false);
+	} else {
+		r = client_answer(c, &c->held);
+		vl_call_done(&c->held);
+	}
 	return r < 0 ? r : 1;
 }
 
@@ -332,10 +347,12 @@ static int client_dispatch(struct client *c, const char *msg, size_t len)
 	r = vl_decode_call(msg, len, &c->held, &ename, &eparams);
 	if (r == -EBADMSG)
 		return client_protocol_error(c, ename, eparams);
-	if (r == -EINVAL)
-		return client_send_error(c, ename, eparams, false);
-	if (r < 0)
+	if (r == -EINVAL) {
+		c->held_error = ename;
+		c->held_error_params = eparams;
+	} else if (r < 0) {
 		return r;
+	}
 	c->has_held = true;
 	r = client_serve_held(c);
 	return r < 0 ? r : 0;

@@ -596,6 +596,70 @@ static void pipelined_requests_within_limit_are_answered(void)
 	settle();
 }
 
+/* A second server on the same loop, with small budgets: cost is what is
+ * tested, and the first server's are too large to notice. */
+static struct control_server *budget_server(const char *name, unsigned client_burst, unsigned total_burst,
+					    char *ret_path, size_t size)
+{
+	struct control_config cfg = {
+		.socket_path = ret_path,
+		.max_clients_per_uid = 8,
+		.idle_timeout_usec = 10 * 1000 * 1000,
+		.client_cost_rate = 1,
+		.client_cost_burst = client_burst,
+		.total_cost_rate = 1,
+		.total_cost_burst = total_burst,
+		.privileged = judge_peer,
+		.interface_description = control_interface_description,
+		.log = test_log,
+	};
+	struct control_server *s = NULL;
+
+	snprintf(ret_path, size, "%s/%s", tmpdir, name);
+	CHECK(control_new(event, &cfg, methods, sizeof(methods) / sizeof(methods[0]), NULL, &s) >= 0);
+	return s;
+}
+
+/* Replies that arrive on fd within ms, discarded. */
+static int replies_within(int fd, int ms)
+{
+	int64_t end = mono_ms() + ms;
+	int got = 0;
+
+	while (mono_ms() < end) {
+		char buf[4096];
+		ssize_t n = recv(fd, buf, sizeof(buf), MSG_DONTWAIT);
+
+		for (ssize_t i = 0; i < n; i++)
+			got += buf[i] == 0;
+		if (n <= 0)
+			sd_event_run(event, 10 * 1000);
+	}
+	return got;
+}
+
+/* A call that does not decode (a bad method name, parameters that are
+ * not an object) is answered with an error and costs as an unknown
+ * method: without that, an unprivileged client could keep the loop busy
+ * parsing 64 KiB messages for nothing. */
+static void calls_that_do_not_decode_are_charged(void)
+{
+	static const char bad[] = "{\"method\":\"nodots\"}";
+	char path[256], wire[sizeof(bad) * 20];
+	struct control_server *s = budget_server("charged", 5, 1000, path, sizeof(path));
+	int fd, got;
+
+	for (int i = 0; i < 20; i++)
+		memcpy(wire + i * sizeof(bad), bad, sizeof(bad));
+	fd = raw_connect(path);
+	CHECK(raw_send(fd, wire, sizeof(wire)) == 0);
+	got = replies_within(fd, 500);
+	/* the burst of 5, and at most one more at 1 per second */
+	CHECK(got >= 5 && got <= 6);
+	close(fd);
+	control_free(s);
+}
+
 static void socket_file_is_world_connectable(void)
 {
 	struct stat st;
@@ -726,6 +790,7 @@ int main(void)
 	RUN(pipelined_requests_are_served_a_few_per_pass);
 	RUN(privileged_caller_gets_a_reserved_slot);
 	RUN(idle_client_is_dropped_after_the_idle_timeout);
+	RUN(calls_that_do_not_decode_are_charged);
 	control_free(server);
 	sd_event_unref(event);
 	*strrchr(sock_path, '/') = '\0';

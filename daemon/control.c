@@ -27,6 +27,8 @@
 #define DEFAULT_IDLE_TIMEOUT_USEC (60u * 1000000u)
 #define DEFAULT_CLIENT_COST_RATE 50u
 #define DEFAULT_CLIENT_COST_BURST 100u
+#define DEFAULT_UID_COST_RATE 100u
+#define DEFAULT_UID_COST_BURST 200u
 #define DEFAULT_TOTAL_COST_RATE 200u
 #define DEFAULT_TOTAL_COST_BURST 400u
 /* Requests served per client per wakeup: the rest wait for the next pass
@@ -38,6 +40,15 @@
 #define ACCEPT_RETRY_USEC (1000u * 1000u)
 #define RATELIMIT_INTERVAL_USEC (5u * 1000000u)
 #define RATELIMIT_BURST 5u
+
+/* What one unprivileged uid has left to spend, over all its clients. Kept
+ * after its last client goes, so that reconnecting does not refill it. */
+struct uid_budget {
+	uid_t uid;
+	unsigned clients;
+	bool used;
+	struct auth_bucket bucket;
+};
 
 struct client {
 	struct control_server *server;
@@ -61,6 +72,8 @@ struct client {
 	uint64_t active;        /* last message or the last reply fully taken */
 	uint64_t resume;        /* throttled until then; 0: not */
 	struct auth_bucket bucket;
+	struct uid_budget *budget; /* its uid's; NULL when admitted privileged */
+	uint64_t ticket;        /* its place in the queue for the shared budget; 0: none */
 	bool unprivileged_slot; /* counted in server->unprivileged */
 };
 
@@ -77,6 +90,8 @@ struct control_server {
 	struct control_stats stats;
 	unsigned unprivileged;  /* clients admitted as unprivileged */
 	struct auth_bucket bucket; /* all unprivileged clients together */
+	struct uid_budget *budgets; /* max_clients of them: one per connected uid at least */
+	uint64_t tickets;       /* the last ticket handed out */
 	uint64_t rl_begin;
 	unsigned rl_count, rl_suppressed;
 };
@@ -143,6 +158,8 @@ static void client_free(struct client *c)
 		c->next->prev = c->prev;
 	s->stats.clients--;
 	s->unprivileged -= c->unprivileged_slot;
+	if (c->budget)
+		c->budget->clients--;
 	sd_event_source_disable_unref(c->io);
 	sd_event_source_disable_unref(c->timer);
 	close(c->caller.fd);
@@ -292,27 +309,70 @@ static int client_answer(struct client *c, const struct vl_call *call)
 	return client_send_error(c, err.name, err.params, false);
 }
 
+static void bucket_refund(struct auth_bucket *b, unsigned cost, unsigned burst)
+{
+	b->tokens_milli += (uint64_t)(cost < burst ? cost : burst) * 1000;
+}
+
+/* The client that has waited longest for the shared budget, if any. */
+static const struct client *first_waiter(const struct control_server *s)
+{
+	const struct client *first = NULL;
+
+	for (const struct client *x = s->clients; x; x = x->next)
+		if (x->ticket && (!first || x->ticket < first->ticket))
+			first = x;
+	return first;
+}
+
+/* The shared budget goes to waiting calls in the order they began to
+ * wait: a stream of cheap calls cannot starve a costly one. 0, or how
+ * long to wait. */
+static uint64_t shared_take(struct client *c, unsigned cost, uint64_t now)
+{
+	struct control_server *s = c->server;
+	const struct client *first = first_waiter(s);
+	uint64_t wait;
+
+	if (first && first != c)
+		wait = first->resume > now ? first->resume - now + 1 : 1000;
+	else
+		wait = auth_bucket_take(&s->bucket, cost, s->cfg.total_cost_rate, s->cfg.total_cost_burst, now);
+	if (wait > 0 && !c->ticket)
+		c->ticket = ++s->tickets;
+	return wait;
+}
+
 /* Whether the call is affordable now: privileged callers are not charged;
- * an unprivileged one pays from its own bucket and the shared one. */
+ * an unprivileged one pays from its own bucket, its uid's and the shared
+ * one, all or none. */
 static bool client_afford(struct client *c, const char *method)
 {
 	struct control_server *s = c->server;
+	const struct control_config *cfg = &s->cfg;
 	unsigned cost = auth_method_cost(method);
 	uint64_t now = server_now(s), wait;
 
-	if (c->caller.privileged)
-		return true;
-	wait = auth_bucket_take(&c->bucket, cost, s->cfg.client_cost_rate, s->cfg.client_cost_burst, now);
-	if (wait == 0) {
-		wait = auth_bucket_take(&s->bucket, cost, s->cfg.total_cost_rate, s->cfg.total_cost_burst, now);
-		if (wait > 0) /* refund: it was not served */
-			c->bucket.tokens_milli += (uint64_t)(cost < s->cfg.client_cost_burst ? cost : s->cfg.client_cost_burst) * 1000;
+	if (!c->caller.privileged) {
+		wait = auth_bucket_take(&c->bucket, cost, cfg->client_cost_rate, cfg->client_cost_burst, now);
+		if (wait == 0 && c->budget) {
+			wait = auth_bucket_take(&c->budget->bucket, cost, cfg->uid_cost_rate, cfg->uid_cost_burst, now);
+			if (wait > 0) /* refund: it was not served */
+				bucket_refund(&c->bucket, cost, cfg->client_cost_burst);
+		}
+		if (wait == 0 && (wait = shared_take(c, cost, now)) > 0) {
+			bucket_refund(&c->bucket, cost, cfg->client_cost_burst);
+			if (c->budget)
+				bucket_refund(&c->budget->bucket, cost, cfg->uid_cost_burst);
+		}
+		if (wait > 0) {
+			s->stats.throttled++;
+			c->resume = now + wait;
+			return false;
+		}
 	}
-	if (wait == 0)
-		return true;
-	s->stats.throttled++;
-	c->resume = now + wait;
-	return false;
+	c->ticket = 0;
+	return true;
 }
 
 /* Serves the held call if it is affordable now: 1 served, 0 still held. */
@@ -531,6 +591,26 @@ static unsigned clients_of_uid(const struct control_server *s, uid_t uid)
 	return n;
 }
 
+/* The uid's budget: its own, else a slot no client uses (the one unused
+ * longest: the fullest), fresh. NULL only if every slot is in use. */
+static struct uid_budget *budget_for(struct control_server *s, uid_t uid)
+{
+	struct uid_budget *free_slot = NULL;
+
+	for (unsigned i = 0; i < s->cfg.max_clients; i++) {
+		struct uid_budget *b = &s->budgets[i];
+
+		if (b->used && b->uid == uid)
+			return b;
+		if (b->clients == 0 && (!free_slot || !b->used ||
+					(free_slot->used && b->bucket.last_usec < free_slot->bucket.last_usec)))
+			free_slot = b;
+	}
+	if (free_slot)
+		*free_slot = (struct uid_budget){ .uid = uid, .used = true };
+	return free_slot;
+}
+
 static int client_new(struct control_server *s, int fd, struct auth_peer *peer, bool privileged)
 {
 	struct client *c = calloc(1, sizeof(*c));
@@ -540,6 +620,10 @@ static int client_new(struct control_server *s, int fd, struct auth_peer *peer, 
 		return -ENOMEM;
 	c->server = s;
 	c->caller = (struct control_caller){ peer->uid, peer->gid, peer->pid, fd, &c->peer, privileged };
+	if (!privileged && !(c->budget = budget_for(s, peer->uid))) {
+		free(c);
+		return -EUSERS;
+	}
 	c->in = vl_buffer_new(VL_MESSAGE_MAX);
 	if (!c->in)
 		goto fail;
@@ -555,6 +639,8 @@ static int client_new(struct control_server *s, int fd, struct auth_peer *peer, 
 		goto fail;
 	c->peer = *peer;
 	*peer = (struct auth_peer){ .pidfd = -1 };
+	if (c->budget)
+		c->budget->clients++;
 	c->unprivileged_slot = !privileged;
 	s->unprivileged += !privileged;
 	c->next = s->clients;
@@ -577,6 +663,7 @@ static void client_admit(struct control_server *s, int fd)
 	struct auth_peer peer = { .uid = (uid_t)-1, .pidfd = -1 };
 	const char *why = NULL;
 	bool privileged = false;
+	int r;
 
 	if (auth_peer_snapshot(fd, &peer) < 0) {
 		why = "no peer credentials";
@@ -588,8 +675,8 @@ static void client_admit(struct control_server *s, int fd)
 		if (!privileged)
 			now.of_uid = clients_of_uid(s, peer.uid);
 		why = auth_admit(&slots, &now, privileged);
-		if (!why && client_new(s, fd, &peer, privileged) < 0)
-			why = "out of memory";
+		if (!why && (r = client_new(s, fd, &peer, privileged)) < 0)
+			why = r == -EUSERS ? "too many users" : "out of memory";
 	}
 	if (!why)
 		return;
@@ -676,6 +763,10 @@ static void config_defaults(struct control_config *c)
 		c->total_cost_rate = DEFAULT_TOTAL_COST_RATE;
 	if (!c->total_cost_burst)
 		c->total_cost_burst = DEFAULT_TOTAL_COST_BURST;
+	if (!c->uid_cost_rate)
+		c->uid_cost_rate = DEFAULT_UID_COST_RATE;
+	if (!c->uid_cost_burst)
+		c->uid_cost_burst = DEFAULT_UID_COST_BURST;
 	if (!c->version)
 		c->version = VERSION;
 	if (!c->url)
@@ -729,7 +820,8 @@ int control_new(sd_event *e, const struct control_config *cfg,
 	s->methods = methods;
 	s->n_methods = n_methods;
 	s->userdata = userdata;
-	r = server_listen(s, cfg);
+	s->budgets = calloc(s->cfg.max_clients, sizeof(*s->budgets));
+	r = s->budgets ? server_listen(s, cfg) : -ENOMEM;
 	if (r < 0) {
 		control_free(s);
 		return r;
@@ -752,6 +844,7 @@ struct control_server *control_free(struct control_server *s)
 		unlink(s->bound_path);
 	free(s->bound_path);
 	sd_event_unref(s->event);
+	free(s->budgets);
 	free(s);
 	return NULL;
 }

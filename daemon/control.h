@@ -58,9 +58,12 @@ struct control_config {
 	uint64_t idle_timeout_usec;    /* with nothing owed either way; default 60 s */
 	size_t max_output_bytes;       /* queued replies per client; default 1 MiB */
 	/* Cost units (auth_method_cost()) an unprivileged client may spend per
-	 * second and in one burst, and all unprivileged clients together;
-	 * defaults 50/100 and 200/400. Privileged callers are not charged. */
+	 * second and in one burst, all clients of one uid together, and all
+	 * unprivileged clients together; defaults 50/100, 100/200 and 200/400.
+	 * The shared budget serves waiting calls in the order they began to
+	 * wait. Privileged callers are not charged. */
 	unsigned client_cost_rate, client_cost_burst;
+	unsigned uid_cost_rate, uid_cost_burst;
 	unsigned total_cost_rate, total_cost_burst;
 	/* Root or a delegate? NULL: uid 0 only. Asked at accept and before
 	 * each request, so a reload that changes the answer takes effect. */

@@ -598,17 +598,23 @@ static void pipelined_requests_within_limit_are_answered(void)
 
 /* A second server on the same loop, with small budgets: cost is what is
  * tested, and the first server's are too large to notice. */
-static struct control_server *budget_server(const char *name, unsigned client_burst, unsigned total_burst,
-					    char *ret_path, size_t size)
+struct budgets {
+	unsigned client_rate, client_burst, uid_rate, uid_burst, total_rate, total_burst;
+};
+
+static struct control_server *budget_server(const char *name, struct budgets b, char *ret_path, size_t size)
 {
 	struct control_config cfg = {
 		.socket_path = ret_path,
 		.max_clients_per_uid = 8,
 		.idle_timeout_usec = 10 * 1000 * 1000,
-		.client_cost_rate = 1,
-		.client_cost_burst = client_burst,
-		.total_cost_rate = 1,
-		.total_cost_burst = total_burst,
+		.max_output_bytes = 4 * 1024 * 1024,
+		.client_cost_rate = b.client_rate,
+		.client_cost_burst = b.client_burst,
+		.uid_cost_rate = b.uid_rate,
+		.uid_cost_burst = b.uid_burst,
+		.total_cost_rate = b.total_rate,
+		.total_cost_burst = b.total_burst,
 		.privileged = judge_peer,
 		.interface_description = control_interface_description,
 		.log = test_log,
@@ -646,7 +652,8 @@ static void calls_that_do_not_decode_are_charged(void)
 {
 	static const char bad[] = "{\"method\":\"nodots\"}";
 	char path[256], wire[sizeof(bad) * 20];
-	struct control_server *s = budget_server("charged", 5, 1000, path, sizeof(path));
+	struct control_server *s = budget_server("charged", (struct budgets){ 1, 5, 1, 1000, 1, 1000 }, path,
+							sizeof(path));
 	int fd, got;
 
 	for (int i = 0; i < 20; i++)
@@ -657,6 +664,68 @@ static void calls_that_do_not_decode_are_charged(void)
 	/* the burst of 5, and at most one more at 1 per second */
 	CHECK(got >= 5 && got <= 6);
 	close(fd);
+	control_free(s);
+}
+
+/* One uid's clients share its budget: opening more connections does not
+ * buy more. */
+static void clients_of_one_uid_share_its_budget(void)
+{
+	static const char req[] = "{\"method\":\"io.coresched.Echo\"}";
+	char path[256], wire[sizeof(req) * 5];
+	struct control_server *s = budget_server("per-uid", (struct budgets){ 1, 5, 1, 8, 1, 1000 }, path,
+						 sizeof(path));
+	int fds[3], got = 0;
+
+	for (int i = 0; i < 5; i++)
+		memcpy(wire + i * sizeof(req), req, sizeof(req));
+	for (int i = 0; i < 3; i++) {
+		fds[i] = raw_connect(path);
+		CHECK(raw_send(fds[i], wire, sizeof(wire)) == 0);
+	}
+	for (int i = 0; i < 3; i++)
+		got += replies_within(fds[i], 300);
+	/* 8 for the uid, and at most one more at 1 per second; 15 if each
+	 * client had only its own 5 */
+	CHECK(got >= 8 && got <= 9);
+	for (int i = 0; i < 3; i++)
+		close(fds[i]);
+	control_free(s);
+}
+
+/* A costly call waiting for the shared budget is served in its turn, not
+ * starved by another client's stream of cheap calls that each fit the
+ * trickle of units as it comes. */
+static void a_costly_call_is_not_starved_by_cheap_ones(void)
+{
+	static const char cheap[] = "{\"method\":\"io.coresched.Echo\"}";
+	static const char costly[] = "{\"method\":\"io.coresched.CheckConfig\"}";
+	enum { BATCH = 200 };
+	char path[256], *wire = malloc(sizeof(cheap) * BATCH);
+	struct control_server *s = budget_server("turns", (struct budgets){ 100000, 100000, 100000, 100000, 200, 100 },
+						 path, sizeof(path));
+	int hog = raw_connect(path), victim = raw_connect(path), sent = 0, served = 0, answered = 0;
+	int64_t end;
+
+	for (int i = 0; i < BATCH; i++)
+		memcpy(wire + i * sizeof(cheap), cheap, sizeof(cheap));
+	CHECK(raw_send(hog, wire, sizeof(cheap) * BATCH) == 0);
+	sent += BATCH;
+	served += replies_within(hog, 200); /* the shared burst is spent */
+	CHECK(raw_send(victim, costly, sizeof(costly)) == 0);
+	/* the hog always has a second's worth of cheap calls queued */
+	for (end = mono_ms() + 5000; !answered && mono_ms() < end; served += replies_within(hog, 50)) {
+		if (sent - served < BATCH) {
+			CHECK(raw_send(hog, wire, sizeof(cheap) * BATCH) == 0);
+			sent += BATCH;
+		}
+		answered = replies_within(victim, 1);
+	}
+	CHECK(answered == 1);
+	CHECK(served > 0);
+	close(hog);
+	close(victim);
+	free(wire);
 	control_free(s);
 }
 
@@ -791,6 +860,8 @@ int main(void)
 	RUN(privileged_caller_gets_a_reserved_slot);
 	RUN(idle_client_is_dropped_after_the_idle_timeout);
 	RUN(calls_that_do_not_decode_are_charged);
+	RUN(clients_of_one_uid_share_its_budget);
+	RUN(a_costly_call_is_not_starved_by_cheap_ones);
 	control_free(server);
 	sd_event_unref(event);
 	*strrchr(sock_path, '/') = '\0';

@@ -215,7 +215,7 @@ int auth_may_act_on(uid_t uid, gid_t gid, const struct auth_creds *t)
 
 bool auth_placed_by_other(const struct task *t, uid_t uid)
 {
-	return t && t->key && engine_origin_explicit(t->origin) && t->placer != uid;
+	return t && ((t->key && engine_origin_explicit(t->origin)) || t->cleared) && t->placer != uid;
 }
 
 /* ---- capacity and cost ---- */

@@ -72,8 +72,9 @@ int auth_read_creds(const char *proc_root, pid_t pid, struct auth_creds *ret);
  * owned by the caller's uid, not by root). 0 or -EPERM. */
 int auth_may_act_on(uid_t uid, gid_t gid, const struct auth_creds *t);
 
-/* An explicit placement (assign, run, hook, or inherited from one) made
- * by someone other than uid: an unprivileged caller may not undo it. */
+/* An explicit placement (assign, run, hook, or inherited from one), or a
+ * clear (coresched clear, a trusted container), made by someone other
+ * than uid: an unprivileged caller may not undo it. */
 bool auth_placed_by_other(const struct task *t, uid_t uid);
 
 enum auth_need {

@@ -546,7 +546,7 @@ static int authorize(void *userdata, pid_t pid, const struct task *current)
 		return -EPERM;
 	}
 	if (auth_placed_by_other(current, x->c->uid)) {
-		x->why = "the process was placed explicitly by another user";
+		x->why = "the process was placed (or cleared) explicitly by another user";
 		return -EPERM;
 	}
 	if (locked_member(x->conf, known_self_or_ancestor(x->engine, pid, current))) {

@@ -235,6 +235,17 @@ expect locked-stays "$lk" locked run
 out=$("$cs" assign --group open "$lk" 2>&1)
 result locked-root-may-move 0 '' $? "$out"
 
+# Root's clear is an explicit placement too: the user whose process it is
+# may not put it back into a group through the daemon.
+"$runas" 65534 65534 sleep 1000 </dev/null >/dev/null 2>&1 &
+pids+=($!) cl=$!
+settle "$cl" "$(readlink -f "$(command -v sleep)")"
+out=$("$cs" clear "$cl" 2>&1)
+result root-clear 0 '' $? "$out"
+out=$("$runas" 65534 65534 "$cs" assign --group open "$cl" 2>&1)
+result root-clear-kept-by-assign 6 'another user' $? "$out"
+expect root-clear-kept "$cl" null none
+
 # ---- what the queries say ----
 js=$("$cs" status -J)
 result status-json-dry-run 0 '' $? "$js"

@@ -460,16 +460,34 @@ static json_object *pid_error(pid_t pid, const char *why)
 	return o;
 }
 
+/* Why pid could not be placed. A thread id is the usual cause of EINVAL
+ * (ENOENT on newer kernels) from pidfd_open(), which would otherwise read
+ * as a kernel without core scheduling, or as a missing group. */
+static const char *place_error(pid_t pid, int r, char *buf, size_t size)
+{
+	pid_t tgid;
+
+	if ((r == -EINVAL || r == -ENOENT) && procinfo_tgid("/proc", pid, &tgid) >= 0 && tgid != pid) {
+		snprintf(buf, size, "%d is a thread of process %d: name the process", (int)pid, (int)tgid);
+		return buf;
+	}
+	return r == -ENOENT ? "no such group" : sc_strerror(r);
+}
+
 static int pid_failure(json_object *failed, pid_t pid, int r, const char *why)
 {
-	json_object_array_add(failed, pid_error(pid, why ? why : r == -ENOENT ? "no such group" : sc_strerror(r)));
+	char buf[128];
+
+	json_object_array_add(failed, pid_error(pid, why ? why : place_error(pid, r, buf, sizeof(buf))));
 	return 0;
 }
 
 int methods_assign_failed(struct control_error *err, pid_t pid, int r)
 {
+	char buf[128];
+
 	err->name = ERR("AssignFailed");
-	err->params = pid_error(pid, sc_strerror(r));
+	err->params = pid_error(pid, place_error(pid, r, buf, sizeof(buf)));
 	return -EIO;
 }
 

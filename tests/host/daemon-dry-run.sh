@@ -246,6 +246,18 @@ out=$("$runas" 65534 65534 "$cs" assign --group open "$cl" 2>&1)
 result root-clear-kept-by-assign 6 'another user' $? "$out"
 expect root-clear-kept "$cl" null none
 
+# A thread id names no process: the reason says so (the kernel's pidfd_open()
+# answers EINVAL, or ENOENT since Linux 6.15, which read as something else).
+"$runas" 65534 65534 "$top/build/helpers/cs-threads" 1 </dev/null >/dev/null 2>&1 &
+pids+=($!) th=$!
+settle "$th" "$top/build/helpers/cs-threads"
+for i in $(seq 100); do tid=$(ls "/proc/$th/task" | grep -vx "$th" | head -n1); [ -n "$tid" ] && break; sleep 0.1; done
+for who in root user; do
+	if [ $who = root ]; then out=$("$cs" assign --group open "$tid" 2>&1); else
+		out=$("$runas" 65534 65534 "$cs" assign --group open "$tid" 2>&1); fi
+	result thread-id-$who 1 "cannot assign PID $tid: $tid is a thread of process $th: name the process\$" $? "$out"
+done
+
 # ---- what the queries say ----
 js=$("$cs" status -J)
 result status-json-dry-run 0 '' $? "$js"

@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -101,6 +102,13 @@ int auth_peer_snapshot(int fd, struct auth_peer *ret)
 	}
 	if (p.pidfd >= 0)
 		(void)fcntl(p.pidfd, F_SETFD, FD_CLOEXEC);
+	/* Newer kernels give a pidfd even of a peer already reaped (it reads
+	 * as exited): gone as well. */
+	if (p.pidfd >= 0 && poll(&(struct pollfd){ .fd = p.pidfd, .events = POLLIN }, 1, 0) != 0) {
+		close(p.pidfd);
+		p.pidfd = -1;
+		p.gone = true;
+	}
 	*ret = p;
 	return 0;
 }

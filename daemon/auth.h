@@ -32,7 +32,7 @@ struct auth_peer {
 	gid_t gid;       /* effective gid at connect */
 	pid_t pid;
 	int pidfd;       /* of exactly the connecting process, or -1 */
-	bool gone;       /* it exited before the connection was accepted: pid may name another */
+	bool gone;       /* it had exited when the connection was accepted: pid may name another */
 	gid_t *groups;   /* supplementary (SO_PEERGROUPS), owned */
 	size_t n_groups;
 };

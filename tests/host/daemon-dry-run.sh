@@ -50,6 +50,8 @@ Lock=yes
 AllowUsers=65534
 [Group open]
 AllowUsers=65534
+[Group sessions]
+MatchUser=65533
 EOF
 
 # start_daemon [--strace] ARGS...: in the background (under strace when
@@ -257,6 +259,28 @@ for who in root user; do
 		out=$("$runas" 65534 65534 "$cs" assign --group open "$tid" 2>&1); fi
 	result thread-id-$who 1 "cannot assign PID $tid: $tid is a thread of process $th: name the process\$" $? "$out"
 done
+
+# A session call on a connection whose process was gone before the daemon
+# accepted it places no one, though newer kernels still give a pidfd of
+# it (one that reads as exited) and its pid names another process by now.
+h=$top/build/helpers
+rm -f "$W/go" "$W/reuse.out"
+kill -STOP "$dpid"
+"$h/cs-reuse" "$W/sock" "$W/go" '{"method":"io.coresched.OpenSession","parameters":{"uid":65533,"gid":65533}}' \
+	> "$W/reuse.out" 2>&1 &
+wait $!
+kill -CONT "$dpid"
+gone=$(head -n1 "$W/reuse.out")
+if ! "$h/cs-pidat" "$gone" sleep 1000 </dev/null >/dev/null 2>"$W/pidat.err"; then
+	echo "SKIP: $T/session-gone-caller: the pid could not be given to another process: $(cat "$W/pidat.err")"
+else
+	pids+=("$gone")
+	settle "$gone" "$(readlink -f "$(command -v sleep)")"
+	touch "$W/go"
+	for i in $(seq 100); do [ "$(wc -l < "$W/reuse.out")" -gt 1 ] && break; sleep 0.1; done
+	result session-gone-caller-refused 0 '"error":"io.coresched.NoSuchProcess"' 0 "$(sed -n 2p "$W/reuse.out")"
+	expect session-gone-caller-places-no-one "$gone" null none
+fi
 
 # ---- what the queries say ----
 js=$("$cs" status -J)

@@ -260,6 +260,20 @@ for who in root user; do
 	result thread-id-$who 1 "cannot assign PID $tid: $tid is a thread of process $th: name the process\$" $? "$out"
 done
 
+# A zombie is no process to place, for its owner as for root; not one the
+# owner is denied as though it were someone else's.
+"$runas" 65534 65534 /bin/sh -c 'sh -c "exit 0" & exec sleep 1000' </dev/null >/dev/null 2>&1 &
+pids+=($!) zp=$!
+for i in $(seq 100); do
+	zombie=$(ps -o pid=,stat= --ppid "$zp" 2>/dev/null | awk '$2 ~ /^Z/ {print $1}')
+	[ -n "$zombie" ] && break
+	sleep 0.1
+done
+out=$("$runas" 65534 65534 "$cs" assign --group open "$zombie" 2>&1)
+result zombie-user 5 "cannot assign PID $zombie: no such process\$" $? "$out"
+out=$("$cs" assign --group open "$zombie" 2>&1)
+result zombie-root 5 "cannot assign PID $zombie: no such process\$" $? "$out"
+
 # A session call on a connection whose process was gone before the daemon
 # accepted it places no one, though newer kernels still give a pidfd of
 # it (one that reads as exited) and its pid names another process by now.

@@ -72,7 +72,7 @@ struct client {
 	uint64_t active;        /* last message or the last reply fully taken */
 	uint64_t resume;        /* throttled until then; 0: not */
 	struct auth_bucket bucket;
-	struct uid_budget *budget; /* its uid's; NULL when admitted privileged */
+	int budget;             /* index of its uid's in server->budgets; -1 when admitted privileged */
 	uint64_t ticket;        /* its place in the queue for the shared budget; 0: none */
 	bool unprivileged_slot; /* counted in server->unprivileged */
 };
@@ -90,7 +90,8 @@ struct control_server {
 	struct control_stats stats;
 	unsigned unprivileged;  /* clients admitted as unprivileged */
 	struct auth_bucket bucket; /* all unprivileged clients together */
-	struct uid_budget *budgets; /* max_clients of them: one per connected uid at least */
+	struct uid_budget *budgets; /* one per connected uid at least: n_budgets >= max_clients */
+	unsigned n_budgets;
 	uint64_t tickets;       /* the last ticket handed out */
 	uint64_t rl_begin;
 	unsigned rl_count, rl_suppressed;
@@ -158,8 +159,8 @@ static void client_free(struct client *c)
 		c->next->prev = c->prev;
 	s->stats.clients--;
 	s->unprivileged -= c->unprivileged_slot;
-	if (c->budget)
-		c->budget->clients--;
+	if (c->budget >= 0)
+		s->budgets[c->budget].clients--;
 	sd_event_source_disable_unref(c->io);
 	sd_event_source_disable_unref(c->timer);
 	close(c->caller.fd);
@@ -350,20 +351,21 @@ static bool client_afford(struct client *c, const char *method)
 {
 	struct control_server *s = c->server;
 	const struct control_config *cfg = &s->cfg;
+	struct uid_budget *ub = c->budget >= 0 ? &s->budgets[c->budget] : NULL;
 	unsigned cost = auth_method_cost(method);
 	uint64_t now = server_now(s), wait;
 
 	if (!c->caller.privileged) {
 		wait = auth_bucket_take(&c->bucket, cost, cfg->client_cost_rate, cfg->client_cost_burst, now);
-		if (wait == 0 && c->budget) {
-			wait = auth_bucket_take(&c->budget->bucket, cost, cfg->uid_cost_rate, cfg->uid_cost_burst, now);
+		if (wait == 0 && ub) {
+			wait = auth_bucket_take(&ub->bucket, cost, cfg->uid_cost_rate, cfg->uid_cost_burst, now);
 			if (wait > 0) /* refund: it was not served */
 				bucket_refund(&c->bucket, cost, cfg->client_cost_burst);
 		}
 		if (wait == 0 && (wait = shared_take(c, cost, now)) > 0) {
 			bucket_refund(&c->bucket, cost, cfg->client_cost_burst);
-			if (c->budget)
-				bucket_refund(&c->budget->bucket, cost, cfg->uid_cost_burst);
+			if (ub)
+				bucket_refund(&ub->bucket, cost, cfg->uid_cost_burst);
 		}
 		if (wait > 0) {
 			s->stats.throttled++;
@@ -592,23 +594,24 @@ static unsigned clients_of_uid(const struct control_server *s, uid_t uid)
 }
 
 /* The uid's budget: its own, else a slot no client uses (the one unused
- * longest: the fullest), fresh. NULL only if every slot is in use. */
-static struct uid_budget *budget_for(struct control_server *s, uid_t uid)
+ * longest: the fullest), fresh. -1 only if every slot is in use. */
+static int budget_for(struct control_server *s, uid_t uid)
 {
 	struct uid_budget *free_slot = NULL;
 
-	for (unsigned i = 0; i < s->cfg.max_clients; i++) {
+	for (unsigned i = 0; i < s->n_budgets; i++) {
 		struct uid_budget *b = &s->budgets[i];
 
 		if (b->used && b->uid == uid)
-			return b;
+			return (int)i;
 		if (b->clients == 0 && (!free_slot || !b->used ||
 					(free_slot->used && b->bucket.last_usec < free_slot->bucket.last_usec)))
 			free_slot = b;
 	}
-	if (free_slot)
-		*free_slot = (struct uid_budget){ .uid = uid, .used = true };
-	return free_slot;
+	if (!free_slot)
+		return -1;
+	*free_slot = (struct uid_budget){ .uid = uid, .used = true };
+	return (int)(free_slot - s->budgets);
 }
 
 static int client_new(struct control_server *s, int fd, struct auth_peer *peer, bool privileged)
@@ -620,7 +623,8 @@ static int client_new(struct control_server *s, int fd, struct auth_peer *peer, 
 		return -ENOMEM;
 	c->server = s;
 	c->caller = (struct control_caller){ peer->uid, peer->gid, peer->pid, fd, &c->peer, privileged };
-	if (!privileged && !(c->budget = budget_for(s, peer->uid))) {
+	c->budget = privileged ? -1 : budget_for(s, peer->uid);
+	if (!privileged && c->budget < 0) {
 		free(c);
 		return -EUSERS;
 	}
@@ -639,8 +643,8 @@ static int client_new(struct control_server *s, int fd, struct auth_peer *peer, 
 		goto fail;
 	c->peer = *peer;
 	*peer = (struct auth_peer){ .pidfd = -1 };
-	if (c->budget)
-		c->budget->clients++;
+	if (c->budget >= 0)
+		s->budgets[c->budget].clients++;
 	c->unprivileged_slot = !privileged;
 	s->unprivileged += !privileged;
 	c->next = s->clients;
@@ -668,7 +672,10 @@ static void client_admit(struct control_server *s, int fd)
 	if (auth_peer_snapshot(fd, &peer) < 0) {
 		why = "no peer credentials";
 	} else {
-		struct auth_slots slots = { s->cfg.max_clients, s->cfg.max_clients_per_uid, s->cfg.reserved_clients };
+		/* keep one shared slot */
+		unsigned reserved = s->cfg.reserved_clients < s->cfg.max_clients ? s->cfg.reserved_clients
+										  : s->cfg.max_clients - 1;
+		struct auth_slots slots = { s->cfg.max_clients, s->cfg.max_clients_per_uid, reserved };
 		struct auth_census now = { s->stats.clients, s->unprivileged, 0 };
 
 		privileged = server_privileged(s, &peer);
@@ -751,8 +758,6 @@ static void config_defaults(struct control_config *c)
 		c->max_output_bytes = DEFAULT_MAX_OUTPUT_BYTES;
 	if (!c->reserved_clients)
 		c->reserved_clients = DEFAULT_RESERVED_CLIENTS;
-	if (c->reserved_clients >= c->max_clients) /* keep one shared slot */
-		c->reserved_clients = c->max_clients - 1;
 	if (!c->idle_timeout_usec)
 		c->idle_timeout_usec = DEFAULT_IDLE_TIMEOUT_USEC;
 	if (!c->client_cost_rate)
@@ -820,7 +825,8 @@ int control_new(sd_event *e, const struct control_config *cfg,
 	s->methods = methods;
 	s->n_methods = n_methods;
 	s->userdata = userdata;
-	s->budgets = calloc(s->cfg.max_clients, sizeof(*s->budgets));
+	s->n_budgets = s->cfg.max_clients;
+	s->budgets = calloc(s->n_budgets, sizeof(*s->budgets));
 	r = s->budgets ? server_listen(s, cfg) : -ENOMEM;
 	if (r < 0) {
 		control_free(s);
@@ -847,6 +853,34 @@ struct control_server *control_free(struct control_server *s)
 	free(s->budgets);
 	free(s);
 	return NULL;
+}
+
+int control_set_limits(struct control_server *s, unsigned max_clients, unsigned max_clients_per_uid,
+		       uint64_t idle_timeout_usec)
+{
+	if (max_clients > s->n_budgets) {
+		struct uid_budget *b = reallocarray(s->budgets, max_clients, sizeof(*b));
+
+		if (!b)
+			return -ENOMEM;
+		memset(b + s->n_budgets, 0, (max_clients - s->n_budgets) * sizeof(*b));
+		s->budgets = b;
+		s->n_budgets = max_clients;
+	}
+	if (max_clients)
+		s->cfg.max_clients = max_clients;
+	if (max_clients_per_uid)
+		s->cfg.max_clients_per_uid = max_clients_per_uid;
+	if (idle_timeout_usec)
+		s->cfg.idle_timeout_usec = idle_timeout_usec;
+	/* Each client's next deadline, by the new timeout. Only the timer:
+	 * this runs inside a client's own callback (a Reload). */
+	for (struct client *c = s->clients; c; c = c->next) {
+		const char *why;
+
+		(void)sd_event_source_set_time(c->timer, client_due(c, &why));
+	}
+	return 0;
 }
 
 void control_get_stats(const struct control_server *s, struct control_stats *ret)

@@ -91,6 +91,12 @@ int control_new(sd_event *e, const struct control_config *cfg,
 /* Closes every client; unlinks the socket only if control_new() bound it. */
 struct control_server *control_free(struct control_server *s);
 
+/* New limits, on a reload (0 keeps one): clients already connected stay,
+ * those accepted from now on are admitted by the new numbers, and every
+ * client's idle deadline is the new timeout from its last activity. */
+int control_set_limits(struct control_server *s, unsigned max_clients, unsigned max_clients_per_uid,
+		       uint64_t idle_timeout_usec);
+
 void control_get_stats(const struct control_server *s, struct control_stats *ret);
 
 /* Varlink IDL for GetInterfaceDescription (control-idl.c): io.coresched,

@@ -296,6 +296,38 @@ else
 	expect session-gone-caller-places-no-one "$gone" null none
 fi
 
+# The control socket's limits follow a reload, as the rest of the
+# configuration does: one connection per user, then two.
+answered() { # N: connections of nobody's at once that get an answer
+	"$runas" 65534 65534 python3 -c '
+import socket, sys
+socks = []
+for i in range(int(sys.argv[2])):
+    s = socket.socket(socket.AF_UNIX); s.settimeout(3); s.connect(sys.argv[1]); socks.append(s)
+n = 0
+for s in socks:
+    try:
+        s.sendall(b"{\"method\":\"org.varlink.service.GetInfo\"}\0")
+        n += s.recv(65536).endswith(b"\0")
+    except OSError:
+        pass
+print(n)' "$W/sock" "$1"
+}
+limits() {
+	sed -i '/^MaxClientsPerUser=/d; /^IdleTimeoutSec=/d' "$W/cfg/coreschedd.conf"
+	[ -n "$1" ] && sed -i "s/^ReconcileSec=0\$/&\nMaxClientsPerUser=$1/" "$W/cfg/coreschedd.conf"
+	"$cs" reload >/dev/null 2>&1
+}
+if ! command -v python3 >/dev/null; then
+	echo "SKIP: $T/limits-on-reload: no python3 for the raw connections"
+else
+	limits 1
+	result limits-on-reload-one 0 '^1$' 0 "$(answered 2)"
+	limits 2
+	result limits-on-reload-two 0 '^2$' 0 "$(answered 2)"
+	limits ""
+fi
+
 # ---- what the queries say ----
 js=$("$cs" status -J)
 result status-json-dry-run 0 '' $? "$js"

@@ -729,6 +729,37 @@ static void a_costly_call_is_not_starved_by_cheap_ones(void)
 	control_free(s);
 }
 
+/* A reload's limits: a uid's extra client is admitted once the limit is
+ * raised, and a connected client is dropped by the new, shorter idle
+ * timeout, not the one it was accepted under. */
+static void limits_change_on_reload(void)
+{
+	char path[256];
+	struct control_server *s = budget_server("limits", (struct budgets){ 1000, 1000, 1000, 1000, 1000, 1000 },
+						 path, sizeof(path));
+	int fds[9], extra;
+	json_object *reply;
+	char *err;
+
+	for (int i = 0; i < 8; i++) /* the per-uid limit of budget_server() */
+		fds[i] = raw_connect(path);
+	pump(50);
+	fds[8] = raw_connect(path);
+	CHECK(raw_closed(fds[8], 2000));
+	close(fds[8]);
+	CHECK(control_set_limits(s, 0, 9, 300 * 1000) == 0);
+	extra = raw_connect(path);
+	CHECK(raw_send(extra, "{\"method\":\"io.coresched.Echo\"}", 31) == 0);
+	CHECK(raw_reply(extra, 2000, &reply, &err) == 1 && err == NULL);
+	json_object_put(reply);
+	/* accepted under a 10 s idle timeout, dropped after the new 0.3 s */
+	CHECK(raw_closed(fds[0], 3000));
+	close(extra);
+	for (int i = 0; i < 8; i++)
+		close(fds[i]);
+	control_free(s);
+}
+
 static void socket_file_is_world_connectable(void)
 {
 	struct stat st;
@@ -862,6 +893,7 @@ int main(void)
 	RUN(calls_that_do_not_decode_are_charged);
 	RUN(clients_of_one_uid_share_its_budget);
 	RUN(a_costly_call_is_not_starved_by_cheap_ones);
+	RUN(limits_change_on_reload);
 	control_free(server);
 	sd_event_unref(event);
 	*strrchr(sock_path, '/') = '\0';

@@ -16,23 +16,25 @@
 /* One row per method: the privilege it needs and what it costs an
  * unprivileged client. Costs are relative: a cheap query is 1, a walk
  * over every tracked task 10, a configuration parse (NSS enumeration
- * included) 100. */
+ * included) 100; placing a process (a pidfd, several /proc reads, the
+ * target's credentials, prctl) costs about what a walk of a few hundred
+ * tasks does, so a call pays for each process it names. */
 static const struct auth_method methods[] = {
-	{ "org.varlink.service.GetInfo", AUTH_ANYONE, 1 },
-	{ "org.varlink.service.GetInterfaceDescription", AUTH_ANYONE, 1 },
-	{ "io.coresched.Status", AUTH_ANYONE, 4 },
-	{ "io.coresched.Stats", AUTH_ANYONE, 5 },
-	{ "io.coresched.Explain", AUTH_ANYONE, 5 },
-	{ "io.coresched.ListGroups", AUTH_ANYONE, 10 },
-	{ "io.coresched.ListProcesses", AUTH_ANYONE, 10 },
-	{ "io.coresched.CheckConfig", AUTH_ANYONE, 100 },
-	{ "io.coresched.Run", AUTH_ALLOWED, 5 },
-	{ "io.coresched.Assign", AUTH_ALLOWED, 10 },
-	{ "io.coresched.Clear", AUTH_PRIVILEGED, 10 },
-	{ "io.coresched.Reload", AUTH_PRIVILEGED, 100 },
-	{ "io.coresched.AssignContainer", AUTH_PRIVILEGED, 5 },
-	{ "io.coresched.OpenSession", AUTH_ROOT, 5 },
-	{ "io.coresched.LeaveSession", AUTH_ROOT, 5 },
+	{ "org.varlink.service.GetInfo", AUTH_ANYONE, 1, 0 },
+	{ "org.varlink.service.GetInterfaceDescription", AUTH_ANYONE, 1, 0 },
+	{ "io.coresched.Status", AUTH_ANYONE, 4, 0 },
+	{ "io.coresched.Stats", AUTH_ANYONE, 5, 0 },
+	{ "io.coresched.Explain", AUTH_ANYONE, 5, 0 },
+	{ "io.coresched.ListGroups", AUTH_ANYONE, 10, 0 },
+	{ "io.coresched.ListProcesses", AUTH_ANYONE, 10, 0 },
+	{ "io.coresched.CheckConfig", AUTH_ANYONE, 100, 0 },
+	{ "io.coresched.Run", AUTH_ALLOWED, 10, 0 },
+	{ "io.coresched.Assign", AUTH_ALLOWED, 2, 2 },
+	{ "io.coresched.Clear", AUTH_PRIVILEGED, 2, 2 },
+	{ "io.coresched.Reload", AUTH_PRIVILEGED, 100, 0 },
+	{ "io.coresched.AssignContainer", AUTH_PRIVILEGED, 5, 0 },
+	{ "io.coresched.OpenSession", AUTH_ROOT, 5, 0 },
+	{ "io.coresched.LeaveSession", AUTH_ROOT, 5, 0 },
 };
 
 const struct auth_method *auth_method(const char *name)
@@ -48,6 +50,14 @@ unsigned auth_method_cost(const char *name)
 	const struct auth_method *m = auth_method(name);
 
 	return m ? m->cost : 1;
+}
+
+unsigned auth_call_cost(const char *name, size_t n_targets)
+{
+	const struct auth_method *m = auth_method(name);
+	uint64_t c = m ? m->cost + (uint64_t)m->per_target * n_targets : 1;
+
+	return c > UINT32_MAX ? UINT32_MAX : (unsigned)c;
 }
 
 /* ---- the caller ---- */

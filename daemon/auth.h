@@ -87,7 +87,8 @@ enum auth_need {
 struct auth_method {
 	const char *name;
 	enum auth_need need;
-	unsigned cost; /* units charged to an unprivileged client per call */
+	unsigned cost;       /* units charged to an unprivileged client per call */
+	unsigned per_target; /* and per process the call names ("pids") */
 };
 
 /* The row for a full method name; NULL for names not in the table
@@ -96,6 +97,8 @@ struct auth_method {
 const struct auth_method *auth_method(const char *name);
 /* The cost of a call: its row's, or 1 for an unknown name. */
 unsigned auth_method_cost(const char *name);
+/* And of one that names n_targets processes: each is read and acted on. */
+unsigned auth_call_cost(const char *name, size_t n_targets);
 
 /* Admission at accept. Unprivileged clients share max_clients minus
  * reserved slots, at most max_per_uid each; privileged ones may use every

@@ -347,13 +347,19 @@ static uint64_t shared_take(struct client *c, unsigned cost, uint64_t now)
 /* Whether the call is affordable now: privileged callers are not charged;
  * an unprivileged one pays from its own bucket, its uid's and the shared
  * one, all or none. */
-static bool client_afford(struct client *c, const char *method)
+static bool client_afford(struct client *c, const char *method, json_object *params)
 {
 	struct control_server *s = c->server;
 	const struct control_config *cfg = &s->cfg;
 	struct uid_budget *ub = c->budget >= 0 ? &s->budgets[c->budget] : NULL;
-	unsigned cost = auth_method_cost(method);
+	json_object *pids = NULL;
 	uint64_t now = server_now(s), wait;
+	unsigned cost;
+
+	if (params && json_object_object_get_ex(params, "pids", &pids) && json_object_is_type(pids, json_type_array))
+		cost = auth_call_cost(method, json_object_array_length(pids));
+	else
+		cost = auth_call_cost(method, 0);
 
 	if (!c->caller.privileged) {
 		wait = auth_bucket_take(&c->bucket, cost, cfg->client_cost_rate, cfg->client_cost_burst, now);
@@ -382,7 +388,7 @@ static int client_serve_held(struct client *c)
 {
 	int r;
 
-	if (!client_afford(c, c->held_error ? "" : c->held.method))
+	if (!client_afford(c, c->held_error ? "" : c->held.method, c->held_error ? NULL : c->held.params))
 		return 0;
 	c->resume = 0;
 	c->has_held = false;

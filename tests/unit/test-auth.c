@@ -122,6 +122,11 @@ static void every_method_is_classified(void)
 	CHECK(auth_method_cost("io.coresched.Nope") == 1);
 	CHECK(auth_method_cost("io.coresched.CheckConfig") > auth_method_cost("io.coresched.ListProcesses"));
 	CHECK(auth_method_cost("io.coresched.ListProcesses") > auth_method_cost("io.coresched.Status"));
+	/* a call pays for each process it names: 64 take a client's whole burst */
+	CHECK(auth_call_cost("io.coresched.Assign", 64) >= 100);
+	CHECK(auth_call_cost("io.coresched.Assign", 2) > auth_call_cost("io.coresched.Assign", 1));
+	CHECK(auth_call_cost("io.coresched.Status", 64) == auth_method_cost("io.coresched.Status"));
+	CHECK(auth_call_cost("io.coresched.Nope", 64) == 1);
 }
 
 static void admission_reserves_slots_for_the_privileged(void)

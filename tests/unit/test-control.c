@@ -667,6 +667,27 @@ static void calls_that_do_not_decode_are_charged(void)
 	control_free(s);
 }
 
+/* An Assign pays for every process it names: the second call naming 64
+ * waits for the first's units to come back (10 per call whatever it
+ * named, both would pass at once). */
+static void a_call_pays_per_process_it_names(void)
+{
+	char path[256], wire[1024];
+	struct control_server *s = budget_server("per-pid", (struct budgets){ 1, 100, 1000, 1000, 1000, 1000 }, path,
+						 sizeof(path));
+	int fd = raw_connect(path), n;
+
+	n = snprintf(wire, sizeof(wire), "{\"method\":\"io.coresched.Assign\",\"parameters\":{\"group\":\"g\",\"pids\":[");
+	for (int i = 0; i < 64; i++)
+		n += snprintf(wire + n, sizeof(wire) - (size_t)n, "%s%d", i ? "," : "", i + 1);
+	n += snprintf(wire + n, sizeof(wire) - (size_t)n, "]}}");
+	CHECK(raw_send(fd, wire, (size_t)n + 1) == 0);
+	CHECK(raw_send(fd, wire, (size_t)n + 1) == 0);
+	CHECK(replies_within(fd, 500) == 1);
+	close(fd);
+	control_free(s);
+}
+
 /* One uid's clients share its budget: opening more connections does not
  * buy more. */
 static void clients_of_one_uid_share_its_budget(void)
@@ -891,6 +912,7 @@ int main(void)
 	RUN(privileged_caller_gets_a_reserved_slot);
 	RUN(idle_client_is_dropped_after_the_idle_timeout);
 	RUN(calls_that_do_not_decode_are_charged);
+	RUN(a_call_pays_per_process_it_names);
 	RUN(clients_of_one_uid_share_its_budget);
 	RUN(a_costly_call_is_not_starved_by_cheap_ones);
 	RUN(limits_change_on_reload);

@@ -83,6 +83,41 @@ expect closed-group-assign-options-first-message "$msg" "$closed"
 msg=$(asuser run -g rootonly true 2>&1)
 expect closed-group-run-no-dashes-message "$msg" "$closed"
 
+# Root's clear stays: tester may not put the process back into a group.
+bg cs-runas 1000 1000 $H/cs-hold 100; cleared=$!
+wait_for runs $cleared $H/cs-hold
+asuser assign -g open $cleared
+expect_set cleared-first-tagged "$(cookie $cleared)"
+coresched clear $cleared
+expect cleared-by-root "$(cookie $cleared)" 0x0
+msg=$(asuser assign -g open $cleared 2>&1)
+expect cleared-kept-rc $? 6
+has cleared-kept-message "$msg" 'another user'
+expect cleared-kept "$(cookie $cleared)" 0x0
+
+# A thread id is named as one (pidfd_open() says EINVAL, not the kernel
+# lacking core scheduling); a zombie is no such process, for its owner too.
+bg cs-runas 1000 1000 cs-threads 1; th=$!
+wait_for threads_ready $th 2
+tid=$(tids $th | grep -vx $th)
+msg=$(asuser assign -g open $tid 2>&1)
+expect thread-id-rc $? 1
+expect thread-id-message "$msg" "coresched: cannot assign PID $tid: $tid is a thread of process $th: name the process"
+bg cs-runas 1000 1000 /bin/sh -c 'sh -c "exit 0" & exec sleep 100'; zp=$!
+zombie_of() { # the child of $1 that has exited and is not reaped
+	local f pid comm st ppid rest
+	for f in /proc/[0-9]*/stat; do
+		read -r pid comm st ppid rest < "$f" 2>/dev/null || continue
+		[ "$ppid" = "$1" ] && [ "$st" = Z ] && echo "$pid"
+	done
+}
+has_zombie() { [ -n "$(zombie_of $1)" ]; }
+wait_for has_zombie $zp
+zombie=$(zombie_of $zp)
+msg=$(asuser assign -g open $zombie 2>&1)
+expect zombie-rc $? 5
+expect zombie-message "$msg" "coresched: cannot assign PID $zombie: no such process"
+
 # ---- (b) supplementary groups ----
 bg cs-runas 1001 1001,50 coresched run -g staffonly -- $H/cs-hold 100; staff=$!
 wait_for [ "$(cookie $staff)" != 0x0 ]

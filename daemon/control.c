@@ -796,6 +796,9 @@ static int server_listen(struct control_server *s, const struct control_config *
 		r = -ENOMEM;
 	if (r >= 0)
 		r = sd_event_add_io(s->event, &s->listen_source, fd, EPOLLIN, on_listen, s);
+	/* A flood of connects costs the loop as requests do: after the events. */
+	if (r >= 0)
+		r = sd_event_source_set_priority(s->listen_source, CLIENT_PRIORITY);
 	if (r < 0) {
 		if (ours) { /* undo the bind; an adopted socket stays the caller's */
 			close(fd);

@@ -10,6 +10,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/eventfd.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -667,6 +668,39 @@ static void calls_that_do_not_decode_are_charged(void)
 	control_free(s);
 }
 
+static int busy_dispatches;
+
+static int on_busy(sd_event_source *src, int fd, uint32_t revents, void *userdata)
+{
+	(void)src, (void)fd, (void)revents, (void)userdata;
+	busy_dispatches++;
+	return 0; /* left readable: it stays pending, as a storm of events does */
+}
+
+/* Connections wait behind the process events as requests do: a flood of
+ * connects (each costs an accept and the peer's credentials, charged to
+ * no budget) must not take turns with the events. */
+static void connections_wait_behind_the_events(void)
+{
+	uint64_t accepted = stats().accepted;
+	sd_event_source *busy = NULL;
+	int efd = eventfd(1, EFD_CLOEXEC | EFD_NONBLOCK), fd;
+
+	CHECK(sd_event_add_io(event, &busy, efd, EPOLLIN, on_busy, NULL) >= 0);
+	fd = raw_connect(sock_path);
+	busy_dispatches = 0;
+	for (int i = 0; i < 20; i++)
+		sd_event_run(event, 10 * 1000);
+	CHECK(busy_dispatches == 20);
+	CHECK(stats().accepted == accepted);
+	sd_event_source_disable_unref(busy);
+	close(efd);
+	pump(50);
+	CHECK(stats().accepted == accepted + 1);
+	close(fd);
+	settle();
+}
+
 /* An Assign pays for every process it names: the second call naming 64
  * waits for the first's units to come back (10 per call whatever it
  * named, both would pass at once). */
@@ -912,6 +946,7 @@ int main(void)
 	RUN(privileged_caller_gets_a_reserved_slot);
 	RUN(idle_client_is_dropped_after_the_idle_timeout);
 	RUN(calls_that_do_not_decode_are_charged);
+	RUN(connections_wait_behind_the_events);
 	RUN(a_call_pays_per_process_it_names);
 	RUN(clients_of_one_uid_share_its_budget);
 	RUN(a_costly_call_is_not_starved_by_cheap_ones);

@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -65,20 +66,30 @@ unsigned auth_call_cost(const char *name, size_t n_targets)
 static int peer_groups(int fd, struct auth_peer *p)
 {
 	socklen_t len = AUTH_MAX_GROUPS * sizeof(gid_t);
-	gid_t *g = malloc(len);
+	gid_t *g = NULL;
+	int r;
 
-	if (!g)
-		return -ENOMEM;
-	/* ERANGE: more than we keep; judge on none rather than guess. */
-	if (getsockopt(fd, SOL_SOCKET, SO_PEERGROUPS, g, &len) < 0) {
-		int r = errno == ENOPROTOOPT || errno == ERANGE ? 0 : -errno;
+	/* Twice at most: the kernel says how much room more groups need. */
+	for (int i = 0; i < 2; i++) {
+		gid_t *n = realloc(g, len ? len : sizeof(gid_t));
 
-		free(g);
-		return r;
+		if (!n) {
+			free(g);
+			return -ENOMEM;
+		}
+		g = n;
+		if (getsockopt(fd, SOL_SOCKET, SO_PEERGROUPS, g, &len) == 0) {
+			p->groups = g;
+			p->n_groups = len / sizeof(gid_t);
+			return 0;
+		}
+		if (errno != ERANGE || len > NGROUPS_MAX * sizeof(gid_t))
+			break;
 	}
-	p->groups = g;
-	p->n_groups = len / sizeof(gid_t);
-	return 0;
+	r = errno;
+	free(g);
+	/* ENOPROTOOPT: a kernel before 4.13; judged on the primary group. */
+	return r == ENOPROTOOPT ? 0 : -r;
 }
 
 int auth_peer_snapshot(int fd, struct auth_peer *ret)

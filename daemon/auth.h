@@ -22,8 +22,8 @@
 #define SO_PEERPIDFD 77
 #endif
 
-/* Supplementary groups kept per caller: NGROUPS_MAX is 65536, but a
- * caller with more than this is judged on the first ones only. */
+/* Room for supplementary groups asked for first; a caller with more
+ * (up to NGROUPS_MAX, 65536) gets a second, exact read. */
 #define AUTH_MAX_GROUPS 256
 
 /* The peer as the kernel recorded it at connect(). */

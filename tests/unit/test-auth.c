@@ -2,12 +2,20 @@
 /* The control socket's authorization: the kernel's credential test, group
  * membership with supplementary groups, the method table, admission and
  * the cost buckets. */
+#define _GNU_SOURCE
 #include <errno.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "auth.h"
 #include "unit.h"
+
+/* <grp.h> would clash with the configuration's struct group. */
+extern int setgroups(size_t size, const gid_t *list);
 
 static const char status_text[] = "Name:\tsudo\nUmask:\t0022\nState:\tS (sleeping)\n"
 				   "Uid:\t1000\t0\t0\t0\nGid:\t1000\t1000\t1000\t1000\nGroups:\t50 1000\n";
@@ -77,6 +85,39 @@ static void supplementary_groups_count(void)
 	d.has_control_gid = false;
 	p.uid = 0;
 	CHECK(auth_privileged(&p, &d));
+}
+
+/* A peer in more supplementary groups than the first read has room for
+ * is judged on all of them, the last as the first. 0 or the child's
+ * failing step. */
+static int many_groups_child(void)
+{
+	enum { N = AUTH_MAX_GROUPS + 44 };
+	gid_t g[N];
+	struct auth_peer p;
+	int sv[2];
+
+	for (int i = 0; i < N; i++)
+		g[i] = 20000 + (gid_t)i;
+	if (setgroups(N, g) < 0)
+		return 1;
+	if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv) < 0 || auth_peer_snapshot(sv[0], &p) < 0)
+		return 2;
+	if (p.n_groups != N || !auth_in_group(&p, 20000 + N - 1) || !auth_in_group(&p, 20000))
+		return 3;
+	auth_peer_done(&p);
+	return 0;
+}
+
+static void many_supplementary_groups_all_count(void)
+{
+	int status = -1;
+	pid_t pid = fork();
+
+	if (pid == 0)
+		_exit(many_groups_child());
+	CHECK(pid > 0 && waitpid(pid, &status, 0) == pid);
+	CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
 }
 
 static void explicit_placements_of_others_are_kept(void)
@@ -173,6 +214,10 @@ int main(void)
 	RUN(parse_status_reads_every_id);
 	RUN(kernel_credential_test);
 	RUN(supplementary_groups_count);
+	if (geteuid() == 0)
+		RUN(many_supplementary_groups_all_count);
+	else
+		printf("SKIP: unit/many_supplementary_groups_all_count: needs root to set the groups\n");
 	RUN(explicit_placements_of_others_are_kept);
 	RUN(every_method_is_classified);
 	RUN(admission_reserves_slots_for_the_privileged);

@@ -30,6 +30,10 @@ Per=cgroup
 EOF2
 daemon_start || exit 1
 asuser() { cs-runas 1000 1000 coresched "$@"; }
+# wait_for retries a command: these re-read what they test each time
+# (wait_for [ "$(cookie P)" ... ] would test the one value read at the call).
+tagged() { local c; c=$(cookie "$1"); [ -n "$c" ] && [ "$c" != 0x0 ]; }
+more_lines() { [ "$(wc -l < "$1")" -gt "$2" ]; }
 has() {
 	if printf '%s\n' "$2" | grep -qE -- "$3"; then pass "$1"; else fail "$1" "no /$3/ in: $2"; fi
 }
@@ -120,7 +124,7 @@ expect zombie-message "$msg" "coresched: cannot assign PID $zombie: no such proc
 
 # ---- (b) supplementary groups ----
 bg cs-runas 1001 1001,50 coresched run -g staffonly -- $H/cs-hold 100; staff=$!
-wait_for [ "$(cookie $staff)" != 0x0 ]
+wait_for tagged $staff
 expect_set supplementary-accepted "$(cookie $staff)"
 msg=$(cs-runas 1001 1001 coresched run -g staffonly -- true 2>&1)
 expect no-supplementary-refused $? 6
@@ -131,10 +135,10 @@ bg cs-runas 1000 1000 $BIN/uworker 1; mine=$!
 bg cs-runas 1001 1001 $BIN/uworker 1; theirs=$!
 bg cs-runas 1001 1001 $H/cs-hold 100; pod=$!
 echo $pod > /sys/fs/cgroup/cs-secret-pod/cgroup.procs
-wait_for [ "$(cookie $mine)" != 0x0 ]
-wait_for [ "$(cookie $theirs)" != 0x0 ]
+wait_for tagged $mine
+wait_for tagged $theirs
 coresched assign -g secret $pod
-wait_for [ "$(cookie $pod)" != 0x0 ]
+wait_for tagged $pod
 out=$(coresched list -n -r -o GROUP,KEY)
 has root-sees-secret-key "$out" '^secret /cs-secret-pod$'
 out=$(asuser list -n -r -o GROUP,KEY)
@@ -207,7 +211,7 @@ reuse_to() {
 	wait_for runs $reused $H/cs-hold # its own uid, dumpable: as a user's process is
 	expect reuse-$when-$as-connector-pid "$(head -n1 /tmp/reuse.out)" "$reused"
 	touch /tmp/reuse-go
-	wait_for [ "$(wc -l < /tmp/reuse.out)" -gt $# ]
+	wait_for more_lines /tmp/reuse.out $#
 }
 run_msg='{"method":"io.coresched.Run","parameters":{"group":"open"}}'
 # To another process of tester's, which tester may place: acting on the

@@ -92,6 +92,22 @@ static int peer_groups(int fd, struct auth_peer *p)
 	return r == ENOPROTOOPT ? 0 : -r;
 }
 
+/* The peer is in another pid namespace than the daemon: the pids in its
+ * requests name other processes than it means. Read while its pidfd
+ * shows it alive, so that the namespace read was its own; false when that
+ * cannot be told. */
+static bool peer_pidns_foreign(pid_t pid, int pidfd)
+{
+	struct stat mine, theirs;
+	char path[64];
+
+	snprintf(path, sizeof(path), "/proc/%d/ns/pid", (int)pid);
+	if (stat("/proc/self/ns/pid", &mine) < 0 || stat(path, &theirs) < 0 ||
+	    poll(&(struct pollfd){ .fd = pidfd, .events = POLLIN }, 1, 0) != 0)
+		return false;
+	return mine.st_ino != theirs.st_ino || mine.st_dev != theirs.st_dev;
+}
+
 int auth_peer_snapshot(int fd, struct auth_peer *ret)
 {
 	struct auth_peer p = { .pidfd = -1 };
@@ -130,6 +146,7 @@ int auth_peer_snapshot(int fd, struct auth_peer *ret)
 		p.pidfd = -1;
 		p.gone = true;
 	}
+	p.pidns_foreign = p.pidfd >= 0 && peer_pidns_foreign(p.pid, p.pidfd);
 	*ret = p;
 	return 0;
 }

@@ -33,6 +33,7 @@ struct auth_peer {
 	pid_t pid;
 	int pidfd;       /* of exactly the connecting process, or -1 */
 	bool gone;       /* it had exited when the connection was accepted: pid may name another */
+	bool pidns_foreign; /* in another pid namespace: the pids it names are not the daemon's */
 	gid_t *groups;   /* supplementary (SO_PEERGROUPS), owned */
 	size_t n_groups;
 };

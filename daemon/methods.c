@@ -61,6 +61,18 @@ static int denied(struct control_error *err, const char *why)
 	return methods_fail(err, ERR("PermissionDenied"), "reason", jstr(why));
 }
 
+/* A request that names processes by pid, from a caller in another pid
+ * namespace (a container's): the daemon would read the pids in its own
+ * and act on other processes than the caller means. */
+static int foreign_pids(const struct control_caller *c, struct control_error *err)
+{
+	if (!c->peer->pidns_foreign)
+		return 0;
+	return methods_fail(err, ERR("NotSupported"), "reason",
+			    jstr("the caller is in another pid namespace, whose pids name other processes here; "
+				 "name processes from the daemon's (the host's) namespace, or use coresched run"));
+}
+
 bool methods_privileged(const struct control_caller *c)
 {
 	return c->privileged;
@@ -419,6 +431,8 @@ static int m_explain(void *u, const struct control_caller *c, json_object *p, js
 
 	if (get_pid(p, "pid", &pid) < 0)
 		return methods_fail(err, "org.varlink.service.InvalidParameter", "parameter", jstr("pid"));
+	if (foreign_pids(c, err) < 0)
+		return -EINVAL;
 	if (procinfo_read("/proc", pid, &pi) < 0)
 		return methods_fail(err, ERR("NoSuchProcess"), "pid", json_object_new_int(pid));
 	if (!c->privileged && pi.uid != c->uid)
@@ -655,6 +669,8 @@ static int m_assign(void *u, const struct control_caller *c, json_object *p, jso
 	if (!json_object_object_get_ex(p, "pids", &pids) || !json_object_is_type(pids, json_type_array) ||
 	    json_object_array_length(pids) > (c->privileged ? 4096 : MAX_UNPRIVILEGED_PIDS))
 		return methods_fail(err, "org.varlink.service.InvalidParameter", "parameter", jstr("pids"));
+	if (foreign_pids(c, err) < 0)
+		return -EINVAL;
 	return place(u, c, p, pids, ORIGIN_ASSIGN, ret, err);
 }
 
@@ -682,6 +698,11 @@ static int m_clear(void *u, const struct control_caller *c, json_object *p, json
 		json_object_put(ok);
 		json_object_put(failed);
 		return denied(err, "clearing cookies needs privilege");
+	}
+	if (foreign_pids(c, err) < 0) {
+		json_object_put(ok);
+		json_object_put(failed);
+		return -EINVAL;
 	}
 	for (size_t i = 0; i < json_object_array_length(pids); i++) {
 		pid_t pid = json_object_get_int(json_object_array_get_idx(pids, i));

@@ -274,6 +274,21 @@ result zombie-user 5 "cannot assign PID $zombie: no such process\$" $? "$out"
 out=$("$cs" assign --group open "$zombie" 2>&1)
 result zombie-root 5 "cannot assign PID $zombie: no such process\$" $? "$out"
 
+# A caller in another pid namespace (a container's) names its own pids,
+# which are other processes here: a request naming pids is refused, not
+# read as the daemon's; coresched run, which names none, still works.
+if ! "$runas" 65534 65534 unshare -Upf --map-root-user true 2>/dev/null; then
+	echo "SKIP: $T/foreign-pidns: no unprivileged user and pid namespaces here"
+else
+	inns() { "$runas" 65534 65534 unshare -Upf --map-root-user env CORESCHED_SOCKET="$W/sock" "$@"; }
+	out=$(inns "$cs" assign --group open 1 2>&1)
+	result foreign-pidns-assign 1 'another pid namespace' $? "$out"
+	out=$(inns "$cs" explain 1 2>&1)
+	result foreign-pidns-explain 1 'another pid namespace' $? "$out"
+	out=$(inns "$cs" run -g open -- true 2>&1)
+	result foreign-pidns-run 0 '' $? "$out"
+fi
+
 # A session call on a connection whose process was gone before the daemon
 # accepted it places no one, though newer kernels still give a pidfd of
 # it (one that reads as exited) and its pid names another process by now.

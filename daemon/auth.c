@@ -9,6 +9,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/nsfs.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -207,6 +209,25 @@ static int parse_ids(const char *line, unsigned long v[4])
 	return 0;
 }
 
+/* The CapPrm: line; every capability when it is missing or unreadable. */
+static uint64_t parse_cap_prm(const char *text)
+{
+	const char *l = strstr(text, "\nCapPrm:");
+	unsigned long long v;
+	char *end;
+
+	if (!l)
+		return UINT64_MAX;
+	l += 8;
+	while (*l == ' ' || *l == '\t')
+		l++;
+	if (!((*l >= '0' && *l <= '9') || (*l >= 'a' && *l <= 'f')))
+		return UINT64_MAX;
+	errno = 0;
+	v = strtoull(l, &end, 16);
+	return errno || (*end != '\n' && *end != 0) ? UINT64_MAX : (uint64_t)v;
+}
+
 int auth_parse_status(const char *text, struct auth_creds *ret)
 {
 	unsigned long u[4], g[4];
@@ -220,7 +241,31 @@ int auth_parse_status(const char *text, struct auth_creds *ret)
 		ret->uid[i] = (uid_t)u[i];
 		ret->gid[i] = (gid_t)g[i];
 	}
+	ret->cap_prm = parse_cap_prm(text);
 	return 0;
+}
+
+/* Whether pid lives in a user namespace other than the daemon's, and
+ * whose uid owns it (as the daemon's namespace sees that uid). */
+static void read_userns(const char *proc_root, pid_t pid, struct auth_creds *c)
+{
+	char path[256];
+	struct stat mine, theirs;
+	uid_t owner;
+	int fd;
+
+	c->userns_other = false;
+	snprintf(path, sizeof(path), "%s/%d/ns/user", proc_root, (int)pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	if (stat("/proc/self/ns/user", &mine) == 0 && fstat(fd, &theirs) == 0 &&
+	    (mine.st_ino != theirs.st_ino || mine.st_dev != theirs.st_dev) &&
+	    ioctl(fd, NS_GET_OWNER_UID, &owner) == 0) {
+		c->userns_other = true;
+		c->userns_owner = owner;
+	}
+	close(fd);
 }
 
 int auth_read_creds(const char *proc_root, pid_t pid, struct auth_creds *ret)
@@ -247,6 +292,7 @@ int auth_read_creds(const char *proc_root, pid_t pid, struct auth_creds *ret)
 	if (r < 0)
 		return r;
 	c.proc_owner = st.st_uid;
+	read_userns(proc_root, pid, &c);
 	*ret = c;
 	return 0;
 }
@@ -256,7 +302,14 @@ int auth_may_act_on(uid_t uid, gid_t gid, const struct auth_creds *t)
 	for (int i = 0; i < 3; i++)
 		if (t->uid[i] != uid || t->gid[i] != gid)
 			return -EPERM;
-	return t->proc_owner == uid ? 0 : -EPERM;
+	if (t->proc_owner != uid)
+		return -EPERM;
+	/* cap_ptrace_access_check(): the target's permitted capabilities
+	 * within the caller's (an unprivileged caller has none), unless the
+	 * caller owns the user namespace the target holds them in. */
+	if (t->cap_prm != 0 && !(t->userns_other && t->userns_owner == uid))
+		return -EPERM;
+	return 0;
 }
 
 bool auth_placed_by_other(const struct task *t, uid_t uid)

@@ -57,7 +57,10 @@ bool auth_group_allows(const struct group *g, const struct auth_peer *p);
 struct auth_creds {
 	uid_t uid[4];
 	gid_t gid[4];
-	uid_t proc_owner; /* owner of /proc/PID/status: root when not dumpable */
+	uid_t proc_owner;  /* owner of /proc/PID/status: root when not dumpable */
+	uint64_t cap_prm;  /* permitted capabilities; all when unknown */
+	bool userns_other; /* in a user namespace other than the daemon's ... */
+	uid_t userns_owner; /* ... which this uid owns */
 };
 
 /* The Uid: and Gid: lines of /proc/PID/status, all four numbers each.
@@ -69,8 +72,10 @@ int auth_parse_status(const char *text, struct auth_creds *ret);
 int auth_read_creds(const char *proc_root, pid_t pid, struct auth_creds *ret);
 /* PTRACE_MODE_READ_REALCREDS for an unprivileged caller: its uid equals
  * the target's real, effective and saved uid, its gid the target's real,
- * effective and saved gid, and the target is dumpable (its /proc files are
- * owned by the caller's uid, not by root). 0 or -EPERM. */
+ * effective and saved gid, the target is dumpable (its /proc files are
+ * owned by the caller's uid, not by root), and it holds no permitted
+ * capability (the caller is taken to hold none) unless in a user
+ * namespace the caller owns. 0 or -EPERM. */
 int auth_may_act_on(uid_t uid, gid_t gid, const struct auth_creds *t);
 
 /* An explicit placement (assign, run, hook, or inherited from one), or a

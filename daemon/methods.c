@@ -574,7 +574,7 @@ static int authorize(void *userdata, pid_t pid, const struct task *current)
 		return r;
 	if (auth_may_act_on(x->c->uid, x->c->gid, &cr) < 0) {
 		x->why = "an unprivileged caller may place only its own processes, with every uid and gid "
-			 "its own and dumpable, as the kernel requires";
+			 "its own, dumpable and holding no capabilities, as the kernel requires";
 		return -EPERM;
 	}
 	if (auth_placed_by_other(current, x->c->uid)) {

@@ -260,6 +260,28 @@ for who in root user; do
 	result thread-id-$who 1 "cannot assign PID $tid: $tid is a thread of process $th: name the process\$" $? "$out"
 done
 
+# A process of the user's that holds capabilities the user lacks (kept
+# across setuid, and made dumpable again) is not theirs to share a cookie
+# with: the kernel's own check wants the target's permitted capabilities
+# within the caller's.
+if ! command -v python3 >/dev/null; then
+	echo "SKIP: $T/capabilities-refused: no python3 to keep capabilities across setuid"
+else
+	python3 -c '
+import ctypes, os, time
+libc = ctypes.CDLL(None, use_errno=True)
+libc.prctl(8, 1, 0, 0, 0)           # PR_SET_KEEPCAPS
+os.setgroups([]); os.setresgid(65534, 65534, 65534); os.setresuid(65534, 65534, 65534)
+libc.prctl(4, 1, 0, 0, 0)           # PR_SET_DUMPABLE
+time.sleep(1000)' </dev/null >/dev/null 2>&1 &
+	pids+=($!) capped=$!
+	for i in $(seq 100); do [ "$(stat -c %u /proc/$capped/status 2>/dev/null)" = 65534 ] && break; sleep 0.1; done
+	out=$(grep '^CapPrm:' /proc/$capped/status)
+	result capabilities-kept 0 'CapPrm:\s*0*[1-9a-f]' 0 "$out"
+	out=$("$runas" 65534 65534 "$cs" assign --group open "$capped" 2>&1)
+	result capabilities-refused 6 'capabilit' $? "$out"
+fi
+
 # A zombie is no process to place, for its owner as for root; not one the
 # owner is denied as though it were someone else's.
 "$runas" 65534 65534 /bin/sh -c 'sh -c "exit 0" & exec sleep 1000' </dev/null >/dev/null 2>&1 &

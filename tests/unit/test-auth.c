@@ -22,7 +22,7 @@ static const char status_text[] = "Name:\tsudo\nUmask:\t0022\nState:\tS (sleepin
 
 static struct auth_creds creds(uid_t r, uid_t e, uid_t s, gid_t g, uid_t owner)
 {
-	return (struct auth_creds){ { r, e, s, e }, { g, g, g, g }, owner };
+	return (struct auth_creds){ .uid = { r, e, s, e }, .gid = { g, g, g, g }, .proc_owner = owner };
 }
 
 static void parse_status_reads_every_id(void)
@@ -37,6 +37,15 @@ static void parse_status_reads_every_id(void)
 	CHECK(auth_parse_status("Name:\tx\nUid:\t1\t2\n", &c) == -EBADMSG);
 	CHECK(auth_parse_status("Uid:\t1\t2\t3\t4\nGid:\t-1\t2\t3\t4\n", &c) == -EBADMSG);
 	CHECK(auth_parse_status("", &c) == -EBADMSG);
+	/* permitted capabilities: read, or all when the line is missing */
+	CHECK(auth_parse_status(status_text, &c) == 0 && c.cap_prm == UINT64_MAX);
+	CHECK(auth_parse_status("Uid:\t1\t1\t1\t1\nGid:\t1\t1\t1\t1\nCapInh:\t0000000000000000\n"
+				"CapPrm:\t0000000000002000\nCapEff:\t0000000000000000\n", &c) == 0);
+	CHECK(c.cap_prm == 0x2000);
+	CHECK(auth_parse_status("Uid:\t1\t1\t1\t1\nGid:\t1\t1\t1\t1\nCapPrm:\t0000000000000000\n", &c) == 0);
+	CHECK(c.cap_prm == 0);
+	CHECK(auth_parse_status("Uid:\t1\t1\t1\t1\nGid:\t1\t1\t1\t1\nCapPrm:\tzz\n", &c) == 0);
+	CHECK(c.cap_prm == UINT64_MAX);
 }
 
 /* ptrace_may_access(PTRACE_MODE_READ_REALCREDS) as the kernel does it. */
@@ -58,6 +67,14 @@ static void kernel_credential_test(void)
 	c.uid[3] = 7; /* the fs uid is not part of it */
 	CHECK(auth_may_act_on(1000, 1000, &c) == 0);
 	CHECK(auth_may_act_on(1001, 1000, &c) == -EPERM);
+	c = creds(1000, 1000, 1000, 1000, 1000);
+	c.cap_prm = 1u << 13; /* CAP_NET_RAW kept across setuid, or a file capability */
+	CHECK(auth_may_act_on(1000, 1000, &c) == -EPERM);
+	c.userns_other = true; /* held in a user namespace someone else owns */
+	c.userns_owner = 1001;
+	CHECK(auth_may_act_on(1000, 1000, &c) == -EPERM);
+	c.userns_owner = 1000; /* ... or one the caller owns (a rootless container) */
+	CHECK(auth_may_act_on(1000, 1000, &c) == 0);
 	CHECK(auth_may_act_on(1000, 1001, &c) == -EPERM);
 }
 

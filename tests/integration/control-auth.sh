@@ -87,6 +87,19 @@ expect closed-group-assign-options-first-message "$msg" "$closed"
 msg=$(asuser run -g rootonly true 2>&1)
 expect closed-group-run-no-dashes-message "$msg" "$closed"
 
+# A process of tester's uid holding a capability tester lacks (a service
+# with User= and AmbientCapabilities=): the kernel refuses tester to share
+# a cookie with it, and so does the daemon.
+bg cs-keepcaps 1000 1000 $H/cs-hold 100; capped=$!
+wait_for runs $capped $H/cs-hold
+expect capped-holds-a-capability "$(awk '/^CapPrm:/{print $2}' /proc/$capped/status)" 0000000000002000
+cs-runas 1000 1000 coresched copy -s $plain -d $capped 2>/dev/null
+expect capped-kernel-refuses-rc $? 6
+msg=$(asuser assign -g open $capped 2>&1)
+expect capped-refused-rc $? 6
+has capped-refused-message "$msg" 'capabilities'
+expect capped-unchanged "$(cookie $capped)" 0x0
+
 # Root's clear stays: tester may not put the process back into a group.
 bg cs-runas 1000 1000 $H/cs-hold 100; cleared=$!
 wait_for runs $cleared $H/cs-hold

@@ -136,8 +136,10 @@ int auth_peer_snapshot(int fd, struct auth_peer *ret)
 			r = -errno;
 			auth_peer_done(&p);
 			return r;
-		} else if (p.pid > 0)
+		} else if (p.pid > 0) {
 			p.pidfd = (int)syscall(SYS_pidfd_open, p.pid, 0);
+			p.gone = p.pidfd < 0 && errno == ESRCH; /* exited already */
+		}
 	}
 	if (p.pidfd >= 0)
 		(void)fcntl(p.pidfd, F_SETFD, FD_CLOEXEC);

@@ -4,9 +4,13 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/nsfs.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -15,23 +19,25 @@
 /* One row per method: the privilege it needs and what it costs an
  * unprivileged client. Costs are relative: a cheap query is 1, a walk
  * over every tracked task 10, a configuration parse (NSS enumeration
- * included) 100. */
+ * included) 100; placing a process (a pidfd, several /proc reads, the
+ * target's credentials, prctl) costs about what a walk of a few hundred
+ * tasks does, so a call pays for each process it names. */
 static const struct auth_method methods[] = {
-	{ "org.varlink.service.GetInfo", AUTH_ANYONE, 1 },
-	{ "org.varlink.service.GetInterfaceDescription", AUTH_ANYONE, 1 },
-	{ "io.coresched.Status", AUTH_ANYONE, 4 },
-	{ "io.coresched.Stats", AUTH_ANYONE, 5 },
-	{ "io.coresched.Explain", AUTH_ANYONE, 5 },
-	{ "io.coresched.ListGroups", AUTH_ANYONE, 10 },
-	{ "io.coresched.ListProcesses", AUTH_ANYONE, 10 },
-	{ "io.coresched.CheckConfig", AUTH_ANYONE, 100 },
-	{ "io.coresched.Run", AUTH_ALLOWED, 5 },
-	{ "io.coresched.Assign", AUTH_ALLOWED, 10 },
-	{ "io.coresched.Clear", AUTH_PRIVILEGED, 10 },
-	{ "io.coresched.Reload", AUTH_PRIVILEGED, 100 },
-	{ "io.coresched.AssignContainer", AUTH_PRIVILEGED, 5 },
-	{ "io.coresched.OpenSession", AUTH_ROOT, 5 },
-	{ "io.coresched.LeaveSession", AUTH_ROOT, 5 },
+	{ "org.varlink.service.GetInfo", AUTH_ANYONE, 1, 0 },
+	{ "org.varlink.service.GetInterfaceDescription", AUTH_ANYONE, 1, 0 },
+	{ "io.coresched.Status", AUTH_ANYONE, 4, 0 },
+	{ "io.coresched.Stats", AUTH_ANYONE, 5, 0 },
+	{ "io.coresched.Explain", AUTH_ANYONE, 5, 0 },
+	{ "io.coresched.ListGroups", AUTH_ANYONE, 10, 0 },
+	{ "io.coresched.ListProcesses", AUTH_ANYONE, 10, 0 },
+	{ "io.coresched.CheckConfig", AUTH_ANYONE, 100, 0 },
+	{ "io.coresched.Run", AUTH_ALLOWED, 10, 0 },
+	{ "io.coresched.Assign", AUTH_ALLOWED, 2, 2 },
+	{ "io.coresched.Clear", AUTH_PRIVILEGED, 2, 2 },
+	{ "io.coresched.Reload", AUTH_PRIVILEGED, 100, 0 },
+	{ "io.coresched.AssignContainer", AUTH_PRIVILEGED, 5, 0 },
+	{ "io.coresched.OpenSession", AUTH_ROOT, 5, 0 },
+	{ "io.coresched.LeaveSession", AUTH_ROOT, 5, 0 },
 };
 
 const struct auth_method *auth_method(const char *name)
@@ -49,25 +55,59 @@ unsigned auth_method_cost(const char *name)
 	return m ? m->cost : 1;
 }
 
+unsigned auth_call_cost(const char *name, size_t n_targets)
+{
+	const struct auth_method *m = auth_method(name);
+	uint64_t c = m ? m->cost + (uint64_t)m->per_target * n_targets : 1;
+
+	return c > UINT32_MAX ? UINT32_MAX : (unsigned)c;
+}
+
 /* ---- the caller ---- */
 
 static int peer_groups(int fd, struct auth_peer *p)
 {
 	socklen_t len = AUTH_MAX_GROUPS * sizeof(gid_t);
-	gid_t *g = malloc(len);
+	gid_t *g = NULL;
+	int r;
 
-	if (!g)
-		return -ENOMEM;
-	/* ERANGE: more than we keep; judge on none rather than guess. */
-	if (getsockopt(fd, SOL_SOCKET, SO_PEERGROUPS, g, &len) < 0) {
-		int r = errno == ENOPROTOOPT || errno == ERANGE ? 0 : -errno;
+	/* Twice at most: the kernel says how much room more groups need. */
+	for (int i = 0; i < 2; i++) {
+		gid_t *n = realloc(g, len ? len : sizeof(gid_t));
 
-		free(g);
-		return r;
+		if (!n) {
+			free(g);
+			return -ENOMEM;
+		}
+		g = n;
+		if (getsockopt(fd, SOL_SOCKET, SO_PEERGROUPS, g, &len) == 0) {
+			p->groups = g;
+			p->n_groups = len / sizeof(gid_t);
+			return 0;
+		}
+		if (errno != ERANGE || len > NGROUPS_MAX * sizeof(gid_t))
+			break;
 	}
-	p->groups = g;
-	p->n_groups = len / sizeof(gid_t);
-	return 0;
+	r = errno;
+	free(g);
+	/* ENOPROTOOPT: a kernel before 4.13; judged on the primary group. */
+	return r == ENOPROTOOPT ? 0 : -r;
+}
+
+/* The peer is in another pid namespace than the daemon: the pids in its
+ * requests name other processes than it means. Read while its pidfd
+ * shows it alive, so that the namespace read was its own; false when that
+ * cannot be told. */
+static bool peer_pidns_foreign(pid_t pid, int pidfd)
+{
+	struct stat mine, theirs;
+	char path[64];
+
+	snprintf(path, sizeof(path), "/proc/%d/ns/pid", (int)pid);
+	if (stat("/proc/self/ns/pid", &mine) < 0 || stat(path, &theirs) < 0 ||
+	    poll(&(struct pollfd){ .fd = pidfd, .events = POLLIN }, 1, 0) != 0)
+		return false;
+	return mine.st_ino != theirs.st_ino || mine.st_dev != theirs.st_dev;
 }
 
 int auth_peer_snapshot(int fd, struct auth_peer *ret)
@@ -96,11 +136,21 @@ int auth_peer_snapshot(int fd, struct auth_peer *ret)
 			r = -errno;
 			auth_peer_done(&p);
 			return r;
-		} else if (p.pid > 0)
+		} else if (p.pid > 0) {
 			p.pidfd = (int)syscall(SYS_pidfd_open, p.pid, 0);
+			p.gone = p.pidfd < 0 && errno == ESRCH; /* exited already */
+		}
 	}
 	if (p.pidfd >= 0)
 		(void)fcntl(p.pidfd, F_SETFD, FD_CLOEXEC);
+	/* Newer kernels give a pidfd even of a peer already reaped (it reads
+	 * as exited): gone as well. */
+	if (p.pidfd >= 0 && poll(&(struct pollfd){ .fd = p.pidfd, .events = POLLIN }, 1, 0) != 0) {
+		close(p.pidfd);
+		p.pidfd = -1;
+		p.gone = true;
+	}
+	p.pidns_foreign = p.pidfd >= 0 && peer_pidns_foreign(p.pid, p.pidfd);
 	*ret = p;
 	return 0;
 }
@@ -161,6 +211,25 @@ static int parse_ids(const char *line, unsigned long v[4])
 	return 0;
 }
 
+/* The CapPrm: line; every capability when it is missing or unreadable. */
+static uint64_t parse_cap_prm(const char *text)
+{
+	const char *l = strstr(text, "\nCapPrm:");
+	unsigned long long v;
+	char *end;
+
+	if (!l)
+		return UINT64_MAX;
+	l += 8;
+	while (*l == ' ' || *l == '\t')
+		l++;
+	if (!((*l >= '0' && *l <= '9') || (*l >= 'a' && *l <= 'f')))
+		return UINT64_MAX;
+	errno = 0;
+	v = strtoull(l, &end, 16);
+	return errno || (*end != '\n' && *end != 0) ? UINT64_MAX : (uint64_t)v;
+}
+
 int auth_parse_status(const char *text, struct auth_creds *ret)
 {
 	unsigned long u[4], g[4];
@@ -174,7 +243,31 @@ int auth_parse_status(const char *text, struct auth_creds *ret)
 		ret->uid[i] = (uid_t)u[i];
 		ret->gid[i] = (gid_t)g[i];
 	}
+	ret->cap_prm = parse_cap_prm(text);
 	return 0;
+}
+
+/* Whether pid lives in a user namespace other than the daemon's, and
+ * whose uid owns it (as the daemon's namespace sees that uid). */
+static void read_userns(const char *proc_root, pid_t pid, struct auth_creds *c)
+{
+	char path[256];
+	struct stat mine, theirs;
+	uid_t owner;
+	int fd;
+
+	c->userns_other = false;
+	snprintf(path, sizeof(path), "%s/%d/ns/user", proc_root, (int)pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	if (stat("/proc/self/ns/user", &mine) == 0 && fstat(fd, &theirs) == 0 &&
+	    (mine.st_ino != theirs.st_ino || mine.st_dev != theirs.st_dev) &&
+	    ioctl(fd, NS_GET_OWNER_UID, &owner) == 0) {
+		c->userns_other = true;
+		c->userns_owner = owner;
+	}
+	close(fd);
 }
 
 int auth_read_creds(const char *proc_root, pid_t pid, struct auth_creds *ret)
@@ -201,6 +294,7 @@ int auth_read_creds(const char *proc_root, pid_t pid, struct auth_creds *ret)
 	if (r < 0)
 		return r;
 	c.proc_owner = st.st_uid;
+	read_userns(proc_root, pid, &c);
 	*ret = c;
 	return 0;
 }
@@ -210,12 +304,19 @@ int auth_may_act_on(uid_t uid, gid_t gid, const struct auth_creds *t)
 	for (int i = 0; i < 3; i++)
 		if (t->uid[i] != uid || t->gid[i] != gid)
 			return -EPERM;
-	return t->proc_owner == uid ? 0 : -EPERM;
+	if (t->proc_owner != uid)
+		return -EPERM;
+	/* cap_ptrace_access_check(): the target's permitted capabilities
+	 * within the caller's (an unprivileged caller has none), unless the
+	 * caller owns the user namespace the target holds them in. */
+	if (t->cap_prm != 0 && !(t->userns_other && t->userns_owner == uid))
+		return -EPERM;
+	return 0;
 }
 
 bool auth_placed_by_other(const struct task *t, uid_t uid)
 {
-	return t && t->key && engine_origin_explicit(t->origin) && t->placer != uid;
+	return t && ((t->key && engine_origin_explicit(t->origin)) || t->cleared) && t->placer != uid;
 }
 
 /* ---- capacity and cost ---- */

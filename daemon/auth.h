@@ -22,8 +22,8 @@
 #define SO_PEERPIDFD 77
 #endif
 
-/* Supplementary groups kept per caller: NGROUPS_MAX is 65536, but a
- * caller with more than this is judged on the first ones only. */
+/* Room for supplementary groups asked for first; a caller with more
+ * (up to NGROUPS_MAX, 65536) gets a second, exact read. */
 #define AUTH_MAX_GROUPS 256
 
 /* The peer as the kernel recorded it at connect(). */
@@ -32,7 +32,8 @@ struct auth_peer {
 	gid_t gid;       /* effective gid at connect */
 	pid_t pid;
 	int pidfd;       /* of exactly the connecting process, or -1 */
-	bool gone;       /* it exited before the connection was accepted: pid may name another */
+	bool gone;       /* it had exited when the connection was accepted: pid may name another */
+	bool pidns_foreign; /* in another pid namespace: the pids it names are not the daemon's */
 	gid_t *groups;   /* supplementary (SO_PEERGROUPS), owned */
 	size_t n_groups;
 };
@@ -56,7 +57,10 @@ bool auth_group_allows(const struct group *g, const struct auth_peer *p);
 struct auth_creds {
 	uid_t uid[4];
 	gid_t gid[4];
-	uid_t proc_owner; /* owner of /proc/PID/status: root when not dumpable */
+	uid_t proc_owner;  /* owner of /proc/PID/status: root when not dumpable */
+	uint64_t cap_prm;  /* permitted capabilities; all when unknown */
+	bool userns_other; /* in a user namespace other than the daemon's ... */
+	uid_t userns_owner; /* ... which this uid owns */
 };
 
 /* The Uid: and Gid: lines of /proc/PID/status, all four numbers each.
@@ -68,12 +72,15 @@ int auth_parse_status(const char *text, struct auth_creds *ret);
 int auth_read_creds(const char *proc_root, pid_t pid, struct auth_creds *ret);
 /* PTRACE_MODE_READ_REALCREDS for an unprivileged caller: its uid equals
  * the target's real, effective and saved uid, its gid the target's real,
- * effective and saved gid, and the target is dumpable (its /proc files are
- * owned by the caller's uid, not by root). 0 or -EPERM. */
+ * effective and saved gid, the target is dumpable (its /proc files are
+ * owned by the caller's uid, not by root), and it holds no permitted
+ * capability (the caller is taken to hold none) unless in a user
+ * namespace the caller owns. 0 or -EPERM. */
 int auth_may_act_on(uid_t uid, gid_t gid, const struct auth_creds *t);
 
-/* An explicit placement (assign, run, hook, or inherited from one) made
- * by someone other than uid: an unprivileged caller may not undo it. */
+/* An explicit placement (assign, run, hook, or inherited from one), or a
+ * clear (coresched clear, a trusted container), made by someone other
+ * than uid: an unprivileged caller may not undo it. */
 bool auth_placed_by_other(const struct task *t, uid_t uid);
 
 enum auth_need {
@@ -86,14 +93,18 @@ enum auth_need {
 struct auth_method {
 	const char *name;
 	enum auth_need need;
-	unsigned cost; /* units charged to an unprivileged client per call */
+	unsigned cost;       /* units charged to an unprivileged client per call */
+	unsigned per_target; /* and per process the call names ("pids") */
 };
 
 /* The row for a full method name; NULL for names not in the table
- * (answered MethodNotFound at no more than the minimum cost). */
+ * (answered MethodNotFound at no more than the minimum cost, as is a
+ * call that does not decode). */
 const struct auth_method *auth_method(const char *name);
 /* The cost of a call: its row's, or 1 for an unknown name. */
 unsigned auth_method_cost(const char *name);
+/* And of one that names n_targets processes: each is read and acted on. */
+unsigned auth_call_cost(const char *name, size_t n_targets);
 
 /* Admission at accept. Unprivileged clients share max_clients minus
  * reserved slots, at most max_per_uid each; privileged ones may use every

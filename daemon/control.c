@@ -27,6 +27,8 @@
 #define DEFAULT_IDLE_TIMEOUT_USEC (60u * 1000000u)
 #define DEFAULT_CLIENT_COST_RATE 50u
 #define DEFAULT_CLIENT_COST_BURST 100u
+#define DEFAULT_UID_COST_RATE 100u
+#define DEFAULT_UID_COST_BURST 200u
 #define DEFAULT_TOTAL_COST_RATE 200u
 #define DEFAULT_TOTAL_COST_BURST 400u
 /* Requests served per client per wakeup: the rest wait for the next pass
@@ -39,6 +41,15 @@
 #define RATELIMIT_INTERVAL_USEC (5u * 1000000u)
 #define RATELIMIT_BURST 5u
 
+/* What one unprivileged uid has left to spend, over all its clients. Kept
+ * after its last client goes, so that reconnecting does not refill it. */
+struct uid_budget {
+	uid_t uid;
+	unsigned clients;
+	bool used;
+	struct auth_bucket bucket;
+};
+
 struct client {
 	struct control_server *server;
 	struct client *prev, *next;
@@ -50,6 +61,10 @@ struct client {
 	size_t out_start, out_end, out_alloc;
 	struct vl_call held;    /* decoded, waiting for its cost to be affordable */
 	bool has_held;
+	/* or, held instead, the error for a call that did not decode: it is
+	 * charged as an unknown method, so that bad calls are not free */
+	const char *held_error;
+	json_object *held_error_params;
 	bool more;              /* the budget ran out with messages maybe buffered */
 	bool closing;           /* no more input: flush what is queued, then close */
 	uint64_t in_progress;   /* last message completed (or connect) */
@@ -57,6 +72,8 @@ struct client {
 	uint64_t active;        /* last message or the last reply fully taken */
 	uint64_t resume;        /* throttled until then; 0: not */
 	struct auth_bucket bucket;
+	int budget;             /* index of its uid's in server->budgets; -1 when admitted privileged */
+	uint64_t ticket;        /* its place in the queue for the shared budget; 0: none */
 	bool unprivileged_slot; /* counted in server->unprivileged */
 };
 
@@ -73,6 +90,9 @@ struct control_server {
 	struct control_stats stats;
 	unsigned unprivileged;  /* clients admitted as unprivileged */
 	struct auth_bucket bucket; /* all unprivileged clients together */
+	struct uid_budget *budgets; /* one per connected uid at least: n_budgets >= max_clients */
+	unsigned n_budgets;
+	uint64_t tickets;       /* the last ticket handed out */
 	uint64_t rl_begin;
 	unsigned rl_count, rl_suppressed;
 };
@@ -139,11 +159,15 @@ static void client_free(struct client *c)
 		c->next->prev = c->prev;
 	s->stats.clients--;
 	s->unprivileged -= c->unprivileged_slot;
+	if (c->budget >= 0)
+		s->budgets[c->budget].clients--;
 	sd_event_source_disable_unref(c->io);
 	sd_event_source_disable_unref(c->timer);
 	close(c->caller.fd);
 	auth_peer_done(&c->peer);
-	if (c->has_held)
+	if (c->has_held && c->held_error)
+		json_object_put(c->held_error_params);
+	else if (c->has_held)
 		vl_call_done(&c->held);
 	vl_buffer_free(c->in);
 	free(c->out);
@@ -286,27 +310,77 @@ static int client_answer(struct client *c, const struct vl_call *call)
 	return client_send_error(c, err.name, err.params, false);
 }
 
-/* Whether the call is affordable now: privileged callers are not charged;
- * an unprivileged one pays from its own bucket and the shared one. */
-static bool client_afford(struct client *c, const char *method)
+static void bucket_refund(struct auth_bucket *b, unsigned cost, unsigned burst)
+{
+	b->tokens_milli += (uint64_t)(cost < burst ? cost : burst) * 1000;
+}
+
+/* The client that has waited longest for the shared budget, if any. */
+static const struct client *first_waiter(const struct control_server *s)
+{
+	const struct client *first = NULL;
+
+	for (const struct client *x = s->clients; x; x = x->next)
+		if (x->ticket && (!first || x->ticket < first->ticket))
+			first = x;
+	return first;
+}
+
+/* The shared budget goes to waiting calls in the order they began to
+ * wait: a stream of cheap calls cannot starve a costly one. 0, or how
+ * long to wait. */
+static uint64_t shared_take(struct client *c, unsigned cost, uint64_t now)
 {
 	struct control_server *s = c->server;
-	unsigned cost = auth_method_cost(method);
-	uint64_t now = server_now(s), wait;
+	const struct client *first = first_waiter(s);
+	uint64_t wait;
 
-	if (c->caller.privileged)
-		return true;
-	wait = auth_bucket_take(&c->bucket, cost, s->cfg.client_cost_rate, s->cfg.client_cost_burst, now);
-	if (wait == 0) {
+	if (first && first != c)
+		wait = first->resume > now ? first->resume - now + 1 : 1000;
+	else
 		wait = auth_bucket_take(&s->bucket, cost, s->cfg.total_cost_rate, s->cfg.total_cost_burst, now);
-		if (wait > 0) /* refund: it was not served */
-			c->bucket.tokens_milli += (uint64_t)(cost < s->cfg.client_cost_burst ? cost : s->cfg.client_cost_burst) * 1000;
+	if (wait > 0 && !c->ticket)
+		c->ticket = ++s->tickets;
+	return wait;
+}
+
+/* Whether the call is affordable now: privileged callers are not charged;
+ * an unprivileged one pays from its own bucket, its uid's and the shared
+ * one, all or none. */
+static bool client_afford(struct client *c, const char *method, json_object *params)
+{
+	struct control_server *s = c->server;
+	const struct control_config *cfg = &s->cfg;
+	struct uid_budget *ub = c->budget >= 0 ? &s->budgets[c->budget] : NULL;
+	json_object *pids = NULL;
+	uint64_t now = server_now(s), wait;
+	unsigned cost;
+
+	if (params && json_object_object_get_ex(params, "pids", &pids) && json_object_is_type(pids, json_type_array))
+		cost = auth_call_cost(method, json_object_array_length(pids));
+	else
+		cost = auth_call_cost(method, 0);
+
+	if (!c->caller.privileged) {
+		wait = auth_bucket_take(&c->bucket, cost, cfg->client_cost_rate, cfg->client_cost_burst, now);
+		if (wait == 0 && ub) {
+			wait = auth_bucket_take(&ub->bucket, cost, cfg->uid_cost_rate, cfg->uid_cost_burst, now);
+			if (wait > 0) /* refund: it was not served */
+				bucket_refund(&c->bucket, cost, cfg->client_cost_burst);
+		}
+		if (wait == 0 && (wait = shared_take(c, cost, now)) > 0) {
+			bucket_refund(&c->bucket, cost, cfg->client_cost_burst);
+			if (ub)
+				bucket_refund(&ub->bucket, cost, cfg->uid_cost_burst);
+		}
+		if (wait > 0) {
+			s->stats.throttled++;
+			c->resume = now + wait;
+			return false;
+		}
 	}
-	if (wait == 0)
-		return true;
-	s->stats.throttled++;
-	c->resume = now + wait;
-	return false;
+	c->ticket = 0;
+	return true;
 }
 
 /* Serves the held call if it is affordable now: 1 served, 0 still held. */
@@ -314,12 +388,21 @@ static int client_serve_held(struct client *c)
 {
 	int r;
 
-	if (!client_afford(c, c->held.method))
+	if (!client_afford(c, c->held_error ? "" : c->held.method, c->held_error ? NULL : c->held.params))
 		return 0;
 	c->resume = 0;
-	r = client_answer(c, &c->held);
-	vl_call_done(&c->held);
 	c->has_held = false;
+	if (c->held_error) {
+		const char *name = c->held_error;
+		json_object *params = c->held_error_params;
+
+		c->held_error = NULL;
+		c->held_error_params = NULL;
+		r = client_send_error(c, name, params, false);
+	} else {
+		r = client_answer(c, &c->held);
+		vl_call_done(&c->held);
+	}
 	return r < 0 ? r : 1;
 }
 
@@ -332,10 +415,12 @@ static int client_dispatch(struct client *c, const char *msg, size_t len)
 	r = vl_decode_call(msg, len, &c->held, &ename, &eparams);
 	if (r == -EBADMSG)
 		return client_protocol_error(c, ename, eparams);
-	if (r == -EINVAL)
-		return client_send_error(c, ename, eparams, false);
-	if (r < 0)
+	if (r == -EINVAL) {
+		c->held_error = ename;
+		c->held_error_params = eparams;
+	} else if (r < 0) {
 		return r;
+	}
 	c->has_held = true;
 	r = client_serve_held(c);
 	return r < 0 ? r : 0;
@@ -514,6 +599,27 @@ static unsigned clients_of_uid(const struct control_server *s, uid_t uid)
 	return n;
 }
 
+/* The uid's budget: its own, else a slot no client uses (the one unused
+ * longest: the fullest), fresh. -1 only if every slot is in use. */
+static int budget_for(struct control_server *s, uid_t uid)
+{
+	struct uid_budget *free_slot = NULL;
+
+	for (unsigned i = 0; i < s->n_budgets; i++) {
+		struct uid_budget *b = &s->budgets[i];
+
+		if (b->used && b->uid == uid)
+			return (int)i;
+		if (b->clients == 0 && (!free_slot || !b->used ||
+					(free_slot->used && b->bucket.last_usec < free_slot->bucket.last_usec)))
+			free_slot = b;
+	}
+	if (!free_slot)
+		return -1;
+	*free_slot = (struct uid_budget){ .uid = uid, .used = true };
+	return (int)(free_slot - s->budgets);
+}
+
 static int client_new(struct control_server *s, int fd, struct auth_peer *peer, bool privileged)
 {
 	struct client *c = calloc(1, sizeof(*c));
@@ -523,6 +629,11 @@ static int client_new(struct control_server *s, int fd, struct auth_peer *peer, 
 		return -ENOMEM;
 	c->server = s;
 	c->caller = (struct control_caller){ peer->uid, peer->gid, peer->pid, fd, &c->peer, privileged };
+	c->budget = privileged ? -1 : budget_for(s, peer->uid);
+	if (!privileged && c->budget < 0) {
+		free(c);
+		return -EUSERS;
+	}
 	c->in = vl_buffer_new(VL_MESSAGE_MAX);
 	if (!c->in)
 		goto fail;
@@ -538,6 +649,8 @@ static int client_new(struct control_server *s, int fd, struct auth_peer *peer, 
 		goto fail;
 	c->peer = *peer;
 	*peer = (struct auth_peer){ .pidfd = -1 };
+	if (c->budget >= 0)
+		s->budgets[c->budget].clients++;
 	c->unprivileged_slot = !privileged;
 	s->unprivileged += !privileged;
 	c->next = s->clients;
@@ -560,19 +673,23 @@ static void client_admit(struct control_server *s, int fd)
 	struct auth_peer peer = { .uid = (uid_t)-1, .pidfd = -1 };
 	const char *why = NULL;
 	bool privileged = false;
+	int r;
 
 	if (auth_peer_snapshot(fd, &peer) < 0) {
 		why = "no peer credentials";
 	} else {
-		struct auth_slots slots = { s->cfg.max_clients, s->cfg.max_clients_per_uid, s->cfg.reserved_clients };
+		/* keep one shared slot */
+		unsigned reserved = s->cfg.reserved_clients < s->cfg.max_clients ? s->cfg.reserved_clients
+										  : s->cfg.max_clients - 1;
+		struct auth_slots slots = { s->cfg.max_clients, s->cfg.max_clients_per_uid, reserved };
 		struct auth_census now = { s->stats.clients, s->unprivileged, 0 };
 
 		privileged = server_privileged(s, &peer);
 		if (!privileged)
 			now.of_uid = clients_of_uid(s, peer.uid);
 		why = auth_admit(&slots, &now, privileged);
-		if (!why && client_new(s, fd, &peer, privileged) < 0)
-			why = "out of memory";
+		if (!why && (r = client_new(s, fd, &peer, privileged)) < 0)
+			why = r == -EUSERS ? "too many users" : "out of memory";
 	}
 	if (!why)
 		return;
@@ -647,8 +764,6 @@ static void config_defaults(struct control_config *c)
 		c->max_output_bytes = DEFAULT_MAX_OUTPUT_BYTES;
 	if (!c->reserved_clients)
 		c->reserved_clients = DEFAULT_RESERVED_CLIENTS;
-	if (c->reserved_clients >= c->max_clients) /* keep one shared slot */
-		c->reserved_clients = c->max_clients - 1;
 	if (!c->idle_timeout_usec)
 		c->idle_timeout_usec = DEFAULT_IDLE_TIMEOUT_USEC;
 	if (!c->client_cost_rate)
@@ -659,6 +774,10 @@ static void config_defaults(struct control_config *c)
 		c->total_cost_rate = DEFAULT_TOTAL_COST_RATE;
 	if (!c->total_cost_burst)
 		c->total_cost_burst = DEFAULT_TOTAL_COST_BURST;
+	if (!c->uid_cost_rate)
+		c->uid_cost_rate = DEFAULT_UID_COST_RATE;
+	if (!c->uid_cost_burst)
+		c->uid_cost_burst = DEFAULT_UID_COST_BURST;
 	if (!c->version)
 		c->version = VERSION;
 	if (!c->url)
@@ -677,6 +796,9 @@ static int server_listen(struct control_server *s, const struct control_config *
 		r = -ENOMEM;
 	if (r >= 0)
 		r = sd_event_add_io(s->event, &s->listen_source, fd, EPOLLIN, on_listen, s);
+	/* A flood of connects costs the loop as requests do: after the events. */
+	if (r >= 0)
+		r = sd_event_source_set_priority(s->listen_source, CLIENT_PRIORITY);
 	if (r < 0) {
 		if (ours) { /* undo the bind; an adopted socket stays the caller's */
 			close(fd);
@@ -712,7 +834,9 @@ int control_new(sd_event *e, const struct control_config *cfg,
 	s->methods = methods;
 	s->n_methods = n_methods;
 	s->userdata = userdata;
-	r = server_listen(s, cfg);
+	s->n_budgets = s->cfg.max_clients;
+	s->budgets = calloc(s->n_budgets, sizeof(*s->budgets));
+	r = s->budgets ? server_listen(s, cfg) : -ENOMEM;
 	if (r < 0) {
 		control_free(s);
 		return r;
@@ -735,8 +859,37 @@ struct control_server *control_free(struct control_server *s)
 		unlink(s->bound_path);
 	free(s->bound_path);
 	sd_event_unref(s->event);
+	free(s->budgets);
 	free(s);
 	return NULL;
+}
+
+int control_set_limits(struct control_server *s, unsigned max_clients, unsigned max_clients_per_uid,
+		       uint64_t idle_timeout_usec)
+{
+	if (max_clients > s->n_budgets) {
+		struct uid_budget *b = reallocarray(s->budgets, max_clients, sizeof(*b));
+
+		if (!b)
+			return -ENOMEM;
+		memset(b + s->n_budgets, 0, (max_clients - s->n_budgets) * sizeof(*b));
+		s->budgets = b;
+		s->n_budgets = max_clients;
+	}
+	if (max_clients)
+		s->cfg.max_clients = max_clients;
+	if (max_clients_per_uid)
+		s->cfg.max_clients_per_uid = max_clients_per_uid;
+	if (idle_timeout_usec)
+		s->cfg.idle_timeout_usec = idle_timeout_usec;
+	/* Each client's next deadline, by the new timeout. Only the timer:
+	 * this runs inside a client's own callback (a Reload). */
+	for (struct client *c = s->clients; c; c = c->next) {
+		const char *why;
+
+		(void)sd_event_source_set_time(c->timer, client_due(c, &why));
+	}
+	return 0;
 }
 
 void control_get_stats(const struct control_server *s, struct control_stats *ret)

@@ -58,9 +58,12 @@ struct control_config {
 	uint64_t idle_timeout_usec;    /* with nothing owed either way; default 60 s */
 	size_t max_output_bytes;       /* queued replies per client; default 1 MiB */
 	/* Cost units (auth_method_cost()) an unprivileged client may spend per
-	 * second and in one burst, and all unprivileged clients together;
-	 * defaults 50/100 and 200/400. Privileged callers are not charged. */
+	 * second and in one burst, all clients of one uid together, and all
+	 * unprivileged clients together; defaults 50/100, 100/200 and 200/400.
+	 * The shared budget serves waiting calls in the order they began to
+	 * wait. Privileged callers are not charged. */
 	unsigned client_cost_rate, client_cost_burst;
+	unsigned uid_cost_rate, uid_cost_burst;
 	unsigned total_cost_rate, total_cost_burst;
 	/* Root or a delegate? NULL: uid 0 only. Asked at accept and before
 	 * each request, so a reload that changes the answer takes effect. */
@@ -87,6 +90,12 @@ int control_new(sd_event *e, const struct control_config *cfg,
 		struct control_server **ret);
 /* Closes every client; unlinks the socket only if control_new() bound it. */
 struct control_server *control_free(struct control_server *s);
+
+/* New limits, on a reload (0 keeps one): clients already connected stay,
+ * those accepted from now on are admitted by the new numbers, and every
+ * client's idle deadline is the new timeout from its last activity. */
+int control_set_limits(struct control_server *s, unsigned max_clients, unsigned max_clients_per_uid,
+		       uint64_t idle_timeout_usec);
 
 void control_get_stats(const struct control_server *s, struct control_stats *ret);
 

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "control.h"
 #include "daemon.h"
 #include "log.h"
 #include "stats.h"
@@ -38,6 +39,10 @@ int daemon_reload(struct daemon *d, char **ret_error)
 			    d->dry_run ? "nothing is applied (dry run)" : "cookies are applied");
 	conf_free(engine_set_conf(d->engine, c));
 	stats_reconfigure(d->stats, c);
+	if (d->control && control_set_limits(d->control, c->daemon.max_clients, c->daemon.max_clients_per_uid,
+					     (uint64_t)c->daemon.idle_timeout_sec * 1000000u) < 0)
+		log_warning("Out of memory for MaxClients=%u; the control socket keeps its old limits, ignoring.",
+			    c->daemon.max_clients);
 	log_notice("Configuration reloaded: %zu groups from %zu files", c->n_groups, c->n_sources);
 	return 0;
 }

@@ -657,6 +657,12 @@ static int place(struct engine *e, const struct engine_place *req, const struct 
 	if (fd < 0 && (fd = SYS(e, pidfd_open, req->pid)) < 0)
 		return fd;
 	r = engine_read(e, req->pid, &pi, &read_ns);
+	/* Alive after the read, the read was its. A caller's pidfd may be of
+	 * a process that has exited (newer kernels give one even of a reaped
+	 * peer), whose pid may name another by now; and a zombie is no one
+	 * to place, nor to judge as someone else's (its files are root's). */
+	if (r >= 0 && !SYS(e, pidfd_alive, fd))
+		r = -ESRCH;
 	if (r >= 0 && g && pi.kernel_thread)
 		r = -EPERM;
 	if (r >= 0 && req->authorize)

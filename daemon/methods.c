@@ -61,6 +61,18 @@ static int denied(struct control_error *err, const char *why)
 	return methods_fail(err, ERR("PermissionDenied"), "reason", jstr(why));
 }
 
+/* A request that names processes by pid, from a caller in another pid
+ * namespace (a container's): the daemon would read the pids in its own
+ * and act on other processes than the caller means. */
+static int foreign_pids(const struct control_caller *c, struct control_error *err)
+{
+	if (!c->peer->pidns_foreign)
+		return 0;
+	return methods_fail(err, ERR("NotSupported"), "reason",
+			    jstr("the caller is in another pid namespace, whose pids name other processes here; "
+				 "name processes from the daemon's (the host's) namespace, or use coresched run"));
+}
+
 bool methods_privileged(const struct control_caller *c)
 {
 	return c->privileged;
@@ -419,6 +431,8 @@ static int m_explain(void *u, const struct control_caller *c, json_object *p, js
 
 	if (get_pid(p, "pid", &pid) < 0)
 		return methods_fail(err, "org.varlink.service.InvalidParameter", "parameter", jstr("pid"));
+	if (foreign_pids(c, err) < 0)
+		return -EINVAL;
 	if (procinfo_read("/proc", pid, &pi) < 0)
 		return methods_fail(err, ERR("NoSuchProcess"), "pid", json_object_new_int(pid));
 	if (!c->privileged && pi.uid != c->uid)
@@ -460,16 +474,34 @@ static json_object *pid_error(pid_t pid, const char *why)
 	return o;
 }
 
+/* Why pid could not be placed. A thread id is the usual cause of EINVAL
+ * (ENOENT on newer kernels) from pidfd_open(), which would otherwise read
+ * as a kernel without core scheduling, or as a missing group. */
+static const char *place_error(pid_t pid, int r, char *buf, size_t size)
+{
+	pid_t tgid;
+
+	if ((r == -EINVAL || r == -ENOENT) && procinfo_tgid("/proc", pid, &tgid) >= 0 && tgid != pid) {
+		snprintf(buf, size, "%d is a thread of process %d: name the process", (int)pid, (int)tgid);
+		return buf;
+	}
+	return r == -ENOENT ? "no such group" : sc_strerror(r);
+}
+
 static int pid_failure(json_object *failed, pid_t pid, int r, const char *why)
 {
-	json_object_array_add(failed, pid_error(pid, why ? why : r == -ENOENT ? "no such group" : sc_strerror(r)));
+	char buf[128];
+
+	json_object_array_add(failed, pid_error(pid, why ? why : place_error(pid, r, buf, sizeof(buf))));
 	return 0;
 }
 
 int methods_assign_failed(struct control_error *err, pid_t pid, int r)
 {
+	char buf[128];
+
 	err->name = ERR("AssignFailed");
-	err->params = pid_error(pid, sc_strerror(r));
+	err->params = pid_error(pid, place_error(pid, r, buf, sizeof(buf)));
 	return -EIO;
 }
 
@@ -542,11 +574,11 @@ static int authorize(void *userdata, pid_t pid, const struct task *current)
 		return r;
 	if (auth_may_act_on(x->c->uid, x->c->gid, &cr) < 0) {
 		x->why = "an unprivileged caller may place only its own processes, with every uid and gid "
-			 "its own and dumpable, as the kernel requires";
+			 "its own, dumpable and holding no capabilities, as the kernel requires";
 		return -EPERM;
 	}
 	if (auth_placed_by_other(current, x->c->uid)) {
-		x->why = "the process was placed explicitly by another user";
+		x->why = "the process was placed (or cleared) explicitly by another user";
 		return -EPERM;
 	}
 	if (locked_member(x->conf, known_self_or_ancestor(x->engine, pid, current))) {
@@ -637,6 +669,8 @@ static int m_assign(void *u, const struct control_caller *c, json_object *p, jso
 	if (!json_object_object_get_ex(p, "pids", &pids) || !json_object_is_type(pids, json_type_array) ||
 	    json_object_array_length(pids) > (c->privileged ? 4096 : MAX_UNPRIVILEGED_PIDS))
 		return methods_fail(err, "org.varlink.service.InvalidParameter", "parameter", jstr("pids"));
+	if (foreign_pids(c, err) < 0)
+		return -EINVAL;
 	return place(u, c, p, pids, ORIGIN_ASSIGN, ret, err);
 }
 
@@ -664,6 +698,11 @@ static int m_clear(void *u, const struct control_caller *c, json_object *p, json
 		json_object_put(ok);
 		json_object_put(failed);
 		return denied(err, "clearing cookies needs privilege");
+	}
+	if (foreign_pids(c, err) < 0) {
+		json_object_put(ok);
+		json_object_put(failed);
+		return -EINVAL;
 	}
 	for (size_t i = 0; i < json_object_array_length(pids); i++) {
 		pid_t pid = json_object_get_int(json_object_array_get_idx(pids, i));

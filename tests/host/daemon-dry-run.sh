@@ -50,6 +50,8 @@ Lock=yes
 AllowUsers=65534
 [Group open]
 AllowUsers=65534
+[Group sessions]
+MatchUser=65533
 EOF
 
 # start_daemon [--strace] ARGS...: in the background (under strace when
@@ -234,6 +236,134 @@ result locked-no-move-by-assign 6 'runs locked in its group' $? "$out"
 expect locked-stays "$lk" locked run
 out=$("$cs" assign --group open "$lk" 2>&1)
 result locked-root-may-move 0 '' $? "$out"
+
+# Root's clear is an explicit placement too: the user whose process it is
+# may not put it back into a group through the daemon.
+"$runas" 65534 65534 sleep 1000 </dev/null >/dev/null 2>&1 &
+pids+=($!) cl=$!
+settle "$cl" "$(readlink -f "$(command -v sleep)")"
+out=$("$cs" clear "$cl" 2>&1)
+result root-clear 0 '' $? "$out"
+out=$("$runas" 65534 65534 "$cs" assign --group open "$cl" 2>&1)
+result root-clear-kept-by-assign 6 'another user' $? "$out"
+expect root-clear-kept "$cl" null none
+
+# A thread id names no process: the reason says so (the kernel's pidfd_open()
+# answers EINVAL, or ENOENT since Linux 6.15, which read as something else).
+"$runas" 65534 65534 "$top/build/helpers/cs-threads" 1 </dev/null >/dev/null 2>&1 &
+pids+=($!) th=$!
+settle "$th" "$top/build/helpers/cs-threads"
+for i in $(seq 100); do tid=$(ls "/proc/$th/task" | grep -vx "$th" | head -n1); [ -n "$tid" ] && break; sleep 0.1; done
+for who in root user; do
+	if [ $who = root ]; then out=$("$cs" assign --group open "$tid" 2>&1); else
+		out=$("$runas" 65534 65534 "$cs" assign --group open "$tid" 2>&1); fi
+	result thread-id-$who 1 "cannot assign PID $tid: $tid is a thread of process $th: name the process\$" $? "$out"
+done
+
+# A process of the user's that holds capabilities the user lacks (kept
+# across setuid, and made dumpable again) is not theirs to share a cookie
+# with: the kernel's own check wants the target's permitted capabilities
+# within the caller's.
+if ! command -v python3 >/dev/null; then
+	echo "SKIP: $T/capabilities-refused: no python3 to keep capabilities across setuid"
+else
+	python3 -c '
+import ctypes, os, time
+libc = ctypes.CDLL(None, use_errno=True)
+libc.prctl(8, 1, 0, 0, 0)           # PR_SET_KEEPCAPS
+os.setgroups([]); os.setresgid(65534, 65534, 65534); os.setresuid(65534, 65534, 65534)
+libc.prctl(4, 1, 0, 0, 0)           # PR_SET_DUMPABLE
+time.sleep(1000)' </dev/null >/dev/null 2>&1 &
+	pids+=($!) capped=$!
+	for i in $(seq 100); do [ "$(stat -c %u /proc/$capped/status 2>/dev/null)" = 65534 ] && break; sleep 0.1; done
+	out=$(grep '^CapPrm:' /proc/$capped/status)
+	result capabilities-kept 0 'CapPrm:\s*0*[1-9a-f]' 0 "$out"
+	out=$("$runas" 65534 65534 "$cs" assign --group open "$capped" 2>&1)
+	result capabilities-refused 6 'capabilit' $? "$out"
+fi
+
+# A zombie is no process to place, for its owner as for root; not one the
+# owner is denied as though it were someone else's.
+"$runas" 65534 65534 /bin/sh -c 'sh -c "exit 0" & exec sleep 1000' </dev/null >/dev/null 2>&1 &
+pids+=($!) zp=$!
+for i in $(seq 100); do
+	zombie=$(ps -o pid=,stat= --ppid "$zp" 2>/dev/null | awk '$2 ~ /^Z/ {print $1}')
+	[ -n "$zombie" ] && break
+	sleep 0.1
+done
+out=$("$runas" 65534 65534 "$cs" assign --group open "$zombie" 2>&1)
+result zombie-user 5 "cannot assign PID $zombie: no such process\$" $? "$out"
+out=$("$cs" assign --group open "$zombie" 2>&1)
+result zombie-root 5 "cannot assign PID $zombie: no such process\$" $? "$out"
+
+# A caller in another pid namespace (a container's) names its own pids,
+# which are other processes here: a request naming pids is refused, not
+# read as the daemon's; coresched run, which names none, still works.
+if ! "$runas" 65534 65534 unshare -Upf --map-root-user true 2>/dev/null; then
+	echo "SKIP: $T/foreign-pidns: no unprivileged user and pid namespaces here"
+else
+	inns() { "$runas" 65534 65534 unshare -Upf --map-root-user env CORESCHED_SOCKET="$W/sock" "$@"; }
+	out=$(inns "$cs" assign --group open 1 2>&1)
+	result foreign-pidns-assign 1 'another pid namespace' $? "$out"
+	out=$(inns "$cs" explain 1 2>&1)
+	result foreign-pidns-explain 1 'another pid namespace' $? "$out"
+	out=$(inns "$cs" run -g open -- true 2>&1)
+	result foreign-pidns-run 0 '' $? "$out"
+fi
+
+# A session call on a connection whose process was gone before the daemon
+# accepted it places no one, though newer kernels still give a pidfd of
+# it (one that reads as exited) and its pid names another process by now.
+h=$top/build/helpers
+rm -f "$W/go" "$W/reuse.out"
+kill -STOP "$dpid"
+"$h/cs-reuse" "$W/sock" "$W/go" '{"method":"io.coresched.OpenSession","parameters":{"uid":65533,"gid":65533}}' \
+	> "$W/reuse.out" 2>&1 &
+wait $!
+kill -CONT "$dpid"
+gone=$(head -n1 "$W/reuse.out")
+if ! "$h/cs-pidat" "$gone" sleep 1000 </dev/null >/dev/null 2>"$W/pidat.err"; then
+	echo "SKIP: $T/session-gone-caller: the pid could not be given to another process: $(cat "$W/pidat.err")"
+else
+	pids+=("$gone")
+	settle "$gone" "$(readlink -f "$(command -v sleep)")"
+	touch "$W/go"
+	for i in $(seq 100); do [ "$(wc -l < "$W/reuse.out")" -gt 1 ] && break; sleep 0.1; done
+	result session-gone-caller-refused 0 '"error":"io.coresched.NoSuchProcess"' 0 "$(sed -n 2p "$W/reuse.out")"
+	expect session-gone-caller-places-no-one "$gone" null none
+fi
+
+# The control socket's limits follow a reload, as the rest of the
+# configuration does: one connection per user, then two.
+answered() { # N: connections of nobody's at once that get an answer
+	"$runas" 65534 65534 python3 -c '
+import socket, sys
+socks = []
+for i in range(int(sys.argv[2])):
+    s = socket.socket(socket.AF_UNIX); s.settimeout(3); s.connect(sys.argv[1]); socks.append(s)
+n = 0
+for s in socks:
+    try:
+        s.sendall(b"{\"method\":\"org.varlink.service.GetInfo\"}\0")
+        n += s.recv(65536).endswith(b"\0")
+    except OSError:
+        pass
+print(n)' "$W/sock" "$1"
+}
+limits() {
+	sed -i '/^MaxClientsPerUser=/d; /^IdleTimeoutSec=/d' "$W/cfg/coreschedd.conf"
+	[ -n "$1" ] && sed -i "s/^ReconcileSec=0\$/&\nMaxClientsPerUser=$1/" "$W/cfg/coreschedd.conf"
+	"$cs" reload >/dev/null 2>&1
+}
+if ! command -v python3 >/dev/null; then
+	echo "SKIP: $T/limits-on-reload: no python3 for the raw connections"
+else
+	limits 1
+	result limits-on-reload-one 0 '^1$' 0 "$(answered 2)"
+	limits 2
+	result limits-on-reload-two 0 '^2$' 0 "$(answered 2)"
+	limits ""
+fi
 
 # ---- what the queries say ----
 js=$("$cs" status -J)

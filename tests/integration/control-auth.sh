@@ -30,6 +30,10 @@ Per=cgroup
 EOF2
 daemon_start || exit 1
 asuser() { cs-runas 1000 1000 coresched "$@"; }
+# wait_for retries a command: these re-read what they test each time
+# (wait_for [ "$(cookie P)" ... ] would test the one value read at the call).
+tagged() { local c; c=$(cookie "$1"); [ -n "$c" ] && [ "$c" != 0x0 ]; }
+more_lines() { [ "$(wc -l < "$1")" -gt "$2" ]; }
 has() {
 	if printf '%s\n' "$2" | grep -qE -- "$3"; then pass "$1"; else fail "$1" "no /$3/ in: $2"; fi
 }
@@ -83,9 +87,57 @@ expect closed-group-assign-options-first-message "$msg" "$closed"
 msg=$(asuser run -g rootonly true 2>&1)
 expect closed-group-run-no-dashes-message "$msg" "$closed"
 
+# A process of tester's uid holding a capability tester lacks (a service
+# with User= and AmbientCapabilities=): the kernel refuses tester to share
+# a cookie with it, and so does the daemon.
+bg cs-keepcaps 1000 1000 $H/cs-hold 100; capped=$!
+wait_for runs $capped $H/cs-hold
+expect capped-holds-a-capability "$(awk '/^CapPrm:/{print $2}' /proc/$capped/status)" 0000000000002000
+cs-runas 1000 1000 coresched copy -s $plain -d $capped 2>/dev/null
+expect capped-kernel-refuses-rc $? 6
+msg=$(asuser assign -g open $capped 2>&1)
+expect capped-refused-rc $? 6
+has capped-refused-message "$msg" 'capabilities'
+expect capped-unchanged "$(cookie $capped)" 0x0
+
+# Root's clear stays: tester may not put the process back into a group.
+bg cs-runas 1000 1000 $H/cs-hold 100; cleared=$!
+wait_for runs $cleared $H/cs-hold
+asuser assign -g open $cleared
+expect_set cleared-first-tagged "$(cookie $cleared)"
+coresched clear $cleared
+expect cleared-by-root "$(cookie $cleared)" 0x0
+msg=$(asuser assign -g open $cleared 2>&1)
+expect cleared-kept-rc $? 6
+has cleared-kept-message "$msg" 'another user'
+expect cleared-kept "$(cookie $cleared)" 0x0
+
+# A thread id is named as one (pidfd_open() says EINVAL, not the kernel
+# lacking core scheduling); a zombie is no such process, for its owner too.
+bg cs-runas 1000 1000 cs-threads 1; th=$!
+wait_for threads_ready $th 2
+tid=$(tids $th | grep -vx $th)
+msg=$(asuser assign -g open $tid 2>&1)
+expect thread-id-rc $? 1
+expect thread-id-message "$msg" "coresched: cannot assign PID $tid: $tid is a thread of process $th: name the process"
+bg cs-runas 1000 1000 /bin/sh -c 'sh -c "exit 0" & exec sleep 100'; zp=$!
+zombie_of() { # the child of $1 that has exited and is not reaped
+	local f pid comm st ppid rest
+	for f in /proc/[0-9]*/stat; do
+		read -r pid comm st ppid rest < "$f" 2>/dev/null || continue
+		[ "$ppid" = "$1" ] && [ "$st" = Z ] && echo "$pid"
+	done
+}
+has_zombie() { [ -n "$(zombie_of $1)" ]; }
+wait_for has_zombie $zp
+zombie=$(zombie_of $zp)
+msg=$(asuser assign -g open $zombie 2>&1)
+expect zombie-rc $? 5
+expect zombie-message "$msg" "coresched: cannot assign PID $zombie: no such process"
+
 # ---- (b) supplementary groups ----
 bg cs-runas 1001 1001,50 coresched run -g staffonly -- $H/cs-hold 100; staff=$!
-wait_for [ "$(cookie $staff)" != 0x0 ]
+wait_for tagged $staff
 expect_set supplementary-accepted "$(cookie $staff)"
 msg=$(cs-runas 1001 1001 coresched run -g staffonly -- true 2>&1)
 expect no-supplementary-refused $? 6
@@ -96,10 +148,10 @@ bg cs-runas 1000 1000 $BIN/uworker 1; mine=$!
 bg cs-runas 1001 1001 $BIN/uworker 1; theirs=$!
 bg cs-runas 1001 1001 $H/cs-hold 100; pod=$!
 echo $pod > /sys/fs/cgroup/cs-secret-pod/cgroup.procs
-wait_for [ "$(cookie $mine)" != 0x0 ]
-wait_for [ "$(cookie $theirs)" != 0x0 ]
+wait_for tagged $mine
+wait_for tagged $theirs
 coresched assign -g secret $pod
-wait_for [ "$(cookie $pod)" != 0x0 ]
+wait_for tagged $pod
 out=$(coresched list -n -r -o GROUP,KEY)
 has root-sees-secret-key "$out" '^secret /cs-secret-pod$'
 out=$(asuser list -n -r -o GROUP,KEY)
@@ -172,7 +224,7 @@ reuse_to() {
 	wait_for runs $reused $H/cs-hold # its own uid, dumpable: as a user's process is
 	expect reuse-$when-$as-connector-pid "$(head -n1 /tmp/reuse.out)" "$reused"
 	touch /tmp/reuse-go
-	wait_for [ "$(wc -l < /tmp/reuse.out)" -gt $# ]
+	wait_for more_lines /tmp/reuse.out $#
 }
 run_msg='{"method":"io.coresched.Run","parameters":{"group":"open"}}'
 # To another process of tester's, which tester may place: acting on the

@@ -2,19 +2,27 @@
 /* The control socket's authorization: the kernel's credential test, group
  * membership with supplementary groups, the method table, admission and
  * the cost buckets. */
+#define _GNU_SOURCE
 #include <errno.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "auth.h"
 #include "unit.h"
+
+/* <grp.h> would clash with the configuration's struct group. */
+extern int setgroups(size_t size, const gid_t *list);
 
 static const char status_text[] = "Name:\tsudo\nUmask:\t0022\nState:\tS (sleeping)\n"
 				   "Uid:\t1000\t0\t0\t0\nGid:\t1000\t1000\t1000\t1000\nGroups:\t50 1000\n";
 
 static struct auth_creds creds(uid_t r, uid_t e, uid_t s, gid_t g, uid_t owner)
 {
-	return (struct auth_creds){ { r, e, s, e }, { g, g, g, g }, owner };
+	return (struct auth_creds){ .uid = { r, e, s, e }, .gid = { g, g, g, g }, .proc_owner = owner };
 }
 
 static void parse_status_reads_every_id(void)
@@ -29,6 +37,15 @@ static void parse_status_reads_every_id(void)
 	CHECK(auth_parse_status("Name:\tx\nUid:\t1\t2\n", &c) == -EBADMSG);
 	CHECK(auth_parse_status("Uid:\t1\t2\t3\t4\nGid:\t-1\t2\t3\t4\n", &c) == -EBADMSG);
 	CHECK(auth_parse_status("", &c) == -EBADMSG);
+	/* permitted capabilities: read, or all when the line is missing */
+	CHECK(auth_parse_status(status_text, &c) == 0 && c.cap_prm == UINT64_MAX);
+	CHECK(auth_parse_status("Uid:\t1\t1\t1\t1\nGid:\t1\t1\t1\t1\nCapInh:\t0000000000000000\n"
+				"CapPrm:\t0000000000002000\nCapEff:\t0000000000000000\n", &c) == 0);
+	CHECK(c.cap_prm == 0x2000);
+	CHECK(auth_parse_status("Uid:\t1\t1\t1\t1\nGid:\t1\t1\t1\t1\nCapPrm:\t0000000000000000\n", &c) == 0);
+	CHECK(c.cap_prm == 0);
+	CHECK(auth_parse_status("Uid:\t1\t1\t1\t1\nGid:\t1\t1\t1\t1\nCapPrm:\tzz\n", &c) == 0);
+	CHECK(c.cap_prm == UINT64_MAX);
 }
 
 /* ptrace_may_access(PTRACE_MODE_READ_REALCREDS) as the kernel does it. */
@@ -50,6 +67,14 @@ static void kernel_credential_test(void)
 	c.uid[3] = 7; /* the fs uid is not part of it */
 	CHECK(auth_may_act_on(1000, 1000, &c) == 0);
 	CHECK(auth_may_act_on(1001, 1000, &c) == -EPERM);
+	c = creds(1000, 1000, 1000, 1000, 1000);
+	c.cap_prm = 1u << 13; /* CAP_NET_RAW kept across setuid, or a file capability */
+	CHECK(auth_may_act_on(1000, 1000, &c) == -EPERM);
+	c.userns_other = true; /* held in a user namespace someone else owns */
+	c.userns_owner = 1001;
+	CHECK(auth_may_act_on(1000, 1000, &c) == -EPERM);
+	c.userns_owner = 1000; /* ... or one the caller owns (a rootless container) */
+	CHECK(auth_may_act_on(1000, 1000, &c) == 0);
 	CHECK(auth_may_act_on(1000, 1001, &c) == -EPERM);
 }
 
@@ -77,6 +102,39 @@ static void supplementary_groups_count(void)
 	d.has_control_gid = false;
 	p.uid = 0;
 	CHECK(auth_privileged(&p, &d));
+}
+
+/* A peer in more supplementary groups than the first read has room for
+ * is judged on all of them, the last as the first. 0 or the child's
+ * failing step. */
+static int many_groups_child(void)
+{
+	enum { N = AUTH_MAX_GROUPS + 44 };
+	gid_t g[N];
+	struct auth_peer p;
+	int sv[2];
+
+	for (int i = 0; i < N; i++)
+		g[i] = 20000 + (gid_t)i;
+	if (setgroups(N, g) < 0)
+		return 1;
+	if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv) < 0 || auth_peer_snapshot(sv[0], &p) < 0)
+		return 2;
+	if (p.n_groups != N || !auth_in_group(&p, 20000 + N - 1) || !auth_in_group(&p, 20000))
+		return 3;
+	auth_peer_done(&p);
+	return 0;
+}
+
+static void many_supplementary_groups_all_count(void)
+{
+	int status = -1;
+	pid_t pid = fork();
+
+	if (pid == 0)
+		_exit(many_groups_child());
+	CHECK(pid > 0 && waitpid(pid, &status, 0) == pid);
+	CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
 }
 
 static void explicit_placements_of_others_are_kept(void)
@@ -122,6 +180,11 @@ static void every_method_is_classified(void)
 	CHECK(auth_method_cost("io.coresched.Nope") == 1);
 	CHECK(auth_method_cost("io.coresched.CheckConfig") > auth_method_cost("io.coresched.ListProcesses"));
 	CHECK(auth_method_cost("io.coresched.ListProcesses") > auth_method_cost("io.coresched.Status"));
+	/* a call pays for each process it names: 64 take a client's whole burst */
+	CHECK(auth_call_cost("io.coresched.Assign", 64) >= 100);
+	CHECK(auth_call_cost("io.coresched.Assign", 2) > auth_call_cost("io.coresched.Assign", 1));
+	CHECK(auth_call_cost("io.coresched.Status", 64) == auth_method_cost("io.coresched.Status"));
+	CHECK(auth_call_cost("io.coresched.Nope", 64) == 1);
 }
 
 static void admission_reserves_slots_for_the_privileged(void)
@@ -168,6 +231,10 @@ int main(void)
 	RUN(parse_status_reads_every_id);
 	RUN(kernel_credential_test);
 	RUN(supplementary_groups_count);
+	if (geteuid() == 0)
+		RUN(many_supplementary_groups_all_count);
+	else
+		printf("SKIP: unit/many_supplementary_groups_all_count: needs root to set the groups\n");
 	RUN(explicit_placements_of_others_are_kept);
 	RUN(every_method_is_classified);
 	RUN(admission_reserves_slots_for_the_privileged);

@@ -10,6 +10,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/eventfd.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -596,6 +597,224 @@ static void pipelined_requests_within_limit_are_answered(void)
 	settle();
 }
 
+/* A second server on the same loop, with small budgets: cost is what is
+ * tested, and the first server's are too large to notice. */
+struct budgets {
+	unsigned client_rate, client_burst, uid_rate, uid_burst, total_rate, total_burst;
+};
+
+static struct control_server *budget_server(const char *name, struct budgets b, char *ret_path, size_t size)
+{
+	struct control_config cfg = {
+		.socket_path = ret_path,
+		.max_clients_per_uid = 8,
+		.idle_timeout_usec = 10 * 1000 * 1000,
+		.max_output_bytes = 4 * 1024 * 1024,
+		.client_cost_rate = b.client_rate,
+		.client_cost_burst = b.client_burst,
+		.uid_cost_rate = b.uid_rate,
+		.uid_cost_burst = b.uid_burst,
+		.total_cost_rate = b.total_rate,
+		.total_cost_burst = b.total_burst,
+		.privileged = judge_peer,
+		.interface_description = control_interface_description,
+		.log = test_log,
+	};
+	struct control_server *s = NULL;
+
+	snprintf(ret_path, size, "%s/%s", tmpdir, name);
+	CHECK(control_new(event, &cfg, methods, sizeof(methods) / sizeof(methods[0]), NULL, &s) >= 0);
+	return s;
+}
+
+/* Replies that arrive on fd within ms, discarded. */
+static int replies_within(int fd, int ms)
+{
+	int64_t end = mono_ms() + ms;
+	int got = 0;
+
+	while (mono_ms() < end) {
+		char buf[4096];
+		ssize_t n = recv(fd, buf, sizeof(buf), MSG_DONTWAIT);
+
+		for (ssize_t i = 0; i < n; i++)
+			got += buf[i] == 0;
+		if (n <= 0)
+			sd_event_run(event, 10 * 1000);
+	}
+	return got;
+}
+
+/* A call that does not decode (a bad method name, parameters that are
+ * not an object) is answered with an error and costs as an unknown
+ * method: without that, an unprivileged client could keep the loop busy
+ * parsing 64 KiB messages for nothing. */
+static void calls_that_do_not_decode_are_charged(void)
+{
+	static const char bad[] = "{\"method\":\"nodots\"}";
+	char path[256], wire[sizeof(bad) * 20];
+	struct control_server *s = budget_server("charged", (struct budgets){ 1, 5, 1, 1000, 1, 1000 }, path,
+							sizeof(path));
+	int fd, got;
+
+	for (int i = 0; i < 20; i++)
+		memcpy(wire + i * sizeof(bad), bad, sizeof(bad));
+	fd = raw_connect(path);
+	CHECK(raw_send(fd, wire, sizeof(wire)) == 0);
+	got = replies_within(fd, 500);
+	/* the burst of 5, and at most one more at 1 per second */
+	CHECK(got >= 5 && got <= 6);
+	close(fd);
+	control_free(s);
+}
+
+static int busy_dispatches;
+
+static int on_busy(sd_event_source *src, int fd, uint32_t revents, void *userdata)
+{
+	(void)src, (void)fd, (void)revents, (void)userdata;
+	busy_dispatches++;
+	return 0; /* left readable: it stays pending, as a storm of events does */
+}
+
+/* Connections wait behind the process events as requests do: a flood of
+ * connects (each costs an accept and the peer's credentials, charged to
+ * no budget) must not take turns with the events. */
+static void connections_wait_behind_the_events(void)
+{
+	uint64_t accepted = stats().accepted;
+	sd_event_source *busy = NULL;
+	int efd = eventfd(1, EFD_CLOEXEC | EFD_NONBLOCK), fd;
+
+	CHECK(sd_event_add_io(event, &busy, efd, EPOLLIN, on_busy, NULL) >= 0);
+	fd = raw_connect(sock_path);
+	busy_dispatches = 0;
+	for (int i = 0; i < 20; i++)
+		sd_event_run(event, 10 * 1000);
+	CHECK(busy_dispatches == 20);
+	CHECK(stats().accepted == accepted);
+	sd_event_source_disable_unref(busy);
+	close(efd);
+	pump(50);
+	CHECK(stats().accepted == accepted + 1);
+	close(fd);
+	settle();
+}
+
+/* An Assign pays for every process it names: the second call naming 64
+ * waits for the first's units to come back (10 per call whatever it
+ * named, both would pass at once). */
+static void a_call_pays_per_process_it_names(void)
+{
+	char path[256], wire[1024];
+	struct control_server *s = budget_server("per-pid", (struct budgets){ 1, 100, 1000, 1000, 1000, 1000 }, path,
+						 sizeof(path));
+	int fd = raw_connect(path), n;
+
+	n = snprintf(wire, sizeof(wire), "{\"method\":\"io.coresched.Assign\",\"parameters\":{\"group\":\"g\",\"pids\":[");
+	for (int i = 0; i < 64; i++)
+		n += snprintf(wire + n, sizeof(wire) - (size_t)n, "%s%d", i ? "," : "", i + 1);
+	n += snprintf(wire + n, sizeof(wire) - (size_t)n, "]}}");
+	CHECK(raw_send(fd, wire, (size_t)n + 1) == 0);
+	CHECK(raw_send(fd, wire, (size_t)n + 1) == 0);
+	CHECK(replies_within(fd, 500) == 1);
+	close(fd);
+	control_free(s);
+}
+
+/* One uid's clients share its budget: opening more connections does not
+ * buy more. */
+static void clients_of_one_uid_share_its_budget(void)
+{
+	static const char req[] = "{\"method\":\"io.coresched.Echo\"}";
+	char path[256], wire[sizeof(req) * 5];
+	struct control_server *s = budget_server("per-uid", (struct budgets){ 1, 5, 1, 8, 1, 1000 }, path,
+						 sizeof(path));
+	int fds[3], got = 0;
+
+	for (int i = 0; i < 5; i++)
+		memcpy(wire + i * sizeof(req), req, sizeof(req));
+	for (int i = 0; i < 3; i++) {
+		fds[i] = raw_connect(path);
+		CHECK(raw_send(fds[i], wire, sizeof(wire)) == 0);
+	}
+	for (int i = 0; i < 3; i++)
+		got += replies_within(fds[i], 300);
+	/* 8 for the uid, and at most one more at 1 per second; 15 if each
+	 * client had only its own 5 */
+	CHECK(got >= 8 && got <= 9);
+	for (int i = 0; i < 3; i++)
+		close(fds[i]);
+	control_free(s);
+}
+
+/* A costly call waiting for the shared budget is served in its turn, not
+ * starved by another client's stream of cheap calls that each fit the
+ * trickle of units as it comes. */
+static void a_costly_call_is_not_starved_by_cheap_ones(void)
+{
+	static const char cheap[] = "{\"method\":\"io.coresched.Echo\"}";
+	static const char costly[] = "{\"method\":\"io.coresched.CheckConfig\"}";
+	enum { BATCH = 200 };
+	char path[256], *wire = malloc(sizeof(cheap) * BATCH);
+	struct control_server *s = budget_server("turns", (struct budgets){ 100000, 100000, 100000, 100000, 200, 100 },
+						 path, sizeof(path));
+	int hog = raw_connect(path), victim = raw_connect(path), sent = 0, served = 0, answered = 0;
+	int64_t end;
+
+	for (int i = 0; i < BATCH; i++)
+		memcpy(wire + i * sizeof(cheap), cheap, sizeof(cheap));
+	CHECK(raw_send(hog, wire, sizeof(cheap) * BATCH) == 0);
+	sent += BATCH;
+	served += replies_within(hog, 200); /* the shared burst is spent */
+	CHECK(raw_send(victim, costly, sizeof(costly)) == 0);
+	/* the hog always has a second's worth of cheap calls queued */
+	for (end = mono_ms() + 5000; !answered && mono_ms() < end; served += replies_within(hog, 50)) {
+		if (sent - served < BATCH) {
+			CHECK(raw_send(hog, wire, sizeof(cheap) * BATCH) == 0);
+			sent += BATCH;
+		}
+		answered = replies_within(victim, 1);
+	}
+	CHECK(answered == 1);
+	CHECK(served > 0);
+	close(hog);
+	close(victim);
+	free(wire);
+	control_free(s);
+}
+
+/* A reload's limits: a uid's extra client is admitted once the limit is
+ * raised, and a connected client is dropped by the new, shorter idle
+ * timeout, not the one it was accepted under. */
+static void limits_change_on_reload(void)
+{
+	char path[256];
+	struct control_server *s = budget_server("limits", (struct budgets){ 1000, 1000, 1000, 1000, 1000, 1000 },
+						 path, sizeof(path));
+	int fds[9], extra;
+	json_object *reply;
+	char *err;
+
+	for (int i = 0; i < 8; i++) /* the per-uid limit of budget_server() */
+		fds[i] = raw_connect(path);
+	pump(50);
+	fds[8] = raw_connect(path);
+	CHECK(raw_closed(fds[8], 2000));
+	close(fds[8]);
+	CHECK(control_set_limits(s, 0, 9, 300 * 1000) == 0);
+	extra = raw_connect(path);
+	CHECK(raw_send(extra, "{\"method\":\"io.coresched.Echo\"}", 31) == 0);
+	CHECK(raw_reply(extra, 2000, &reply, &err) == 1 && err == NULL);
+	json_object_put(reply);
+	/* accepted under a 10 s idle timeout, dropped after the new 0.3 s */
+	CHECK(raw_closed(fds[0], 3000));
+	close(extra);
+	for (int i = 0; i < 8; i++)
+		close(fds[i]);
+	control_free(s);
+}
+
 static void socket_file_is_world_connectable(void)
 {
 	struct stat st;
@@ -726,6 +945,12 @@ int main(void)
 	RUN(pipelined_requests_are_served_a_few_per_pass);
 	RUN(privileged_caller_gets_a_reserved_slot);
 	RUN(idle_client_is_dropped_after_the_idle_timeout);
+	RUN(calls_that_do_not_decode_are_charged);
+	RUN(connections_wait_behind_the_events);
+	RUN(a_call_pays_per_process_it_names);
+	RUN(clients_of_one_uid_share_its_budget);
+	RUN(a_costly_call_is_not_starved_by_cheap_ones);
+	RUN(limits_change_on_reload);
 	control_free(server);
 	sd_event_unref(event);
 	*strrchr(sock_path, '/') = '\0';

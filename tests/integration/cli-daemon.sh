@@ -25,8 +25,8 @@ daemon_start || exit 1
 bg $BIN/builder 1; b1=$!
 bg cs-runas 1000 1000 $BIN/uworker 1; u1=$!
 bg sleep 100; plain=$!
-wait_for [ "$(cookie $b1)" != 0x0 ]
-wait_for [ "$(cookie $u1)" != 0x0 ]
+wait_for tagged $b1
+wait_for tagged $u1
 bc=$(cookie $b1)
 uc=$(cookie $u1)
 expect_set setup-build "$bc"
@@ -192,7 +192,7 @@ msg=$(asuser run -g closed -- true 2>&1)
 expect user-join-closed-rc $? 6
 has user-join-closed-message "$msg" '^coresched: permission denied: .*AllowUsers'
 bg cs-runas 1000 1000 coresched run -g open -- sleep 100; o1=$!
-wait_for [ "$(cookie $o1)" != 0x0 ]
+wait_for tagged $o1
 oc=$(coresched list -n -r -o GROUP,COOKIE | awk '$1=="open"{print $2}')
 expect_set user-join-open "$(cookie $o1)"
 expect user-join-open-group-cookie "$(cookie $o1)" "$oc"

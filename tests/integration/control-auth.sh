@@ -30,9 +30,7 @@ Per=cgroup
 EOF2
 daemon_start || exit 1
 asuser() { cs-runas 1000 1000 coresched "$@"; }
-# wait_for retries a command: these re-read what they test each time
-# (wait_for [ "$(cookie P)" ... ] would test the one value read at the call).
-tagged() { local c; c=$(cookie "$1"); [ -n "$c" ] && [ "$c" != 0x0 ]; }
+# wait_for retries a command: this one re-reads what it tests each time.
 more_lines() { [ "$(wc -l < "$1")" -gt "$2" ]; }
 has() {
 	if printf '%s\n' "$2" | grep -qE -- "$3"; then pass "$1"; else fail "$1" "no /$3/ in: $2"; fi

@@ -32,10 +32,12 @@ expect status-dry-run "$(dcs status -J | cs-json dry_run)" true
 planned() { dcs ps -J "$1" 2>/dev/null | cs-json processes.0.cookie; }
 # kids PID: the children of PID (from /proc: the VM has no pgrep -P)
 kids() { cat /proc/[0-9]*/stat 2>/dev/null | sed -n "s/^\([0-9]*\) (.*) [A-Za-z] $1 .*/\1/p"; }
+# for wait_for, which retries a command: each try reads again
+planned_set() { local c; c=$(planned "$1"); [ -n "$c" ] && [ "$c" != 0x0 ]; }
+has_kids() { [ -n "$(kids "$1")" ]; }
 
 bg "$BIN/forker" 3; a=$!
-wait_for [ -n "$(planned $a)" ]
-wait_for [ "$(planned $a)" != 0x0 ]
+wait_for planned_set $a
 expect_set planned-alone "$(planned $a)"
 sleep 1
 expect kernel-untouched "$(cs-cookies -t | awk 'NR == FNR { old[$1]; next } $3 != "0x0" && !($2 in old)' /tmp/$T-before -)" ""
@@ -49,10 +51,10 @@ bg "$BIN/execer" -w 5 1 /bin/sh -c 'sleep 1000 & wait'; e2=$!
 bg "$BIN/solo" 0; s1=$!
 bg "$BIN/solo" 0; s2=$!
 bg "$BIN/outsider" 0; o1=$!
-wait_for [ "$(cookie $e1)" != 0x0 ]
-wait_for [ "$(kids $e2 | wc -l)" -ge 1 ]
+wait_for tagged $e1
+wait_for has_kids $e2
 sh=$(kids $e2)
-wait_for [ "$(kids "$sh" | wc -l)" -ge 1 ]
+wait_for has_kids "$sh"
 pids="$f1 $f2 $e1 $e2 $s1 $s2 $o1 $(kids $f1) $(kids $e1) $sh $(kids "$sh")"
 sleep 2
 

@@ -9,6 +9,9 @@ skip() { echo "SKIP: vm/$T/$1: $2"; }
 
 # cookie PID|TID -> "0x..." as the kernel reports it (empty on error).
 cookie() { coresched get "$1" 2>/dev/null | sed -n 's/^cookie of pid [0-9]* is //p'; }
+# tagged PID: its cookie is not 0. For wait_for, which retries a command:
+# wait_for [ "$(cookie P)" != 0x0 ] would test the one value read at the call.
+tagged() { local c; c=$(cookie "$1"); [ -n "$c" ] && [ "$c" != 0x0 ]; }
 
 # expect NAME ACTUAL EXPECTED
 expect() {

@@ -587,9 +587,12 @@ void engine_on_event(struct engine *e, const struct procmon_event *ev)
 		}
 		r = handle_process(e, ev->tgid, ev->kind != PROCMON_COMM, ev->timestamp_ns);
 		/* Gone before it could be read: its children, whose fork events
-		 * follow, must not inherit what the table still says of it. */
-		if (r == -ESRCH && ev->kind != PROCMON_COMM && (t = engine_task(e, ev->tgid)))
+		 * follow, must not inherit what the table still says of it, nor a
+		 * clear that the new program or user ended. */
+		if (r == -ESRCH && ev->kind != PROCMON_COMM && (t = engine_task(e, ev->tgid))) {
 			t->stale = true;
+			t->cleared = false;
+		}
 		break;
 	case PROCMON_EXIT:
 		if (!before_request(e, ev)) /* the request saw it alive after this */

@@ -2162,6 +2162,33 @@ static void test_scan_follows_parent_that_moves(void)
 	e = engine_free(e);
 }
 
+/* A cleared process execs (its exec ends the clear), forks and exits
+ * before the daemon takes the exec: the exec cannot be read any more,
+ * but it still ends the clear for the child forked after it, which the
+ * rules then claim. A child forked before the exec keeps the clear. */
+static void test_cleared_exec_unread(void)
+{
+	struct fproc *p, *before, *after;
+
+	e = scenario("[Group web]\nMatchExe=/usr/bin/web\n");
+	if (!e)
+		return;
+	p = spawn("/usr/bin/web", 0);
+	deliver(n_events);
+	CHECK(p && cookie_of(p) != 0);
+	CHECK(p && engine_clear(e, p->pid) == 0);
+	before = p ? fork_of(p) : NULL;
+	if (!before)
+		return;
+	exec_as(p, "/usr/bin/web");
+	after = fork_of(p);
+	op_exit(p);
+	deliver(n_events);
+	CHECK(cookie_of(before) == 0 && !has_group(before->pid, "web"));
+	CHECK(after && cookie_of(after) != 0 && has_group(after->pid, "web"));
+	e = engine_free(e);
+}
+
 int main(void)
 {
 	log_set_max_level(LOG_CRIT);
@@ -2188,6 +2215,7 @@ int main(void)
 	RUN(test_child_of_placement_fork_lost);
 	RUN(test_fork_event_parent_pid_reused);
 	RUN(test_scan_follows_parent_that_moves);
+	RUN(test_cleared_exec_unread);
 	RUN(test_restore_recorded_cookie_first);
 	RUN(test_request_on_unseen_child_of_placement);
 	RUN(test_model);

@@ -480,9 +480,11 @@ static int on_fork(struct engine *e, const struct procmon_event *ev)
 	}
 	if (r > 0) {
 		engine_ghost_forget(e, ev->tgid);
-		/* Its parent's program, since the fork; another one (it exec'd
-		 * before this read), since a time its exec event will tell. */
-		if (!t->scan_ppid && engine_same_program(parent, &pi))
+		/* Its parent's program, since the fork; another one than the
+		 * table's parent runs (it exec'd before this read), since a time
+		 * its exec event will tell. A parent the table is out of date
+		 * on (its exec unread) cannot say: the fork it is. */
+		if (!t->scan_ppid && (!parent || parent->stale || engine_same_program(parent, &pi)))
 			t->since_ns = ev->timestamp_ns;
 		engine_judge_child(e, t, parent, &pi, ev->timestamp_ns);
 	}

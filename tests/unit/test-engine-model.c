@@ -2189,6 +2189,37 @@ static void test_cleared_exec_unread(void)
 	e = engine_free(e);
 }
 
+/* A member execs a program another group claims, forks and exits before
+ * the daemon reads the exec; its child (running that program since the
+ * fork) forks a grandchild that runs an unmatched helper. The child is the
+ * new group's; the grandchild is its helper and keeps its key (sticky),
+ * though the table was out of date on the parent when the child's fork
+ * event came. */
+static void test_helper_of_child_of_stale_parent(void)
+{
+	struct fproc *p, *c, *g;
+
+	e = scenario("[Group web]\nMatchExe=/usr/bin/web\n[Group batch]\nMatchExe=/usr/bin/batch\nPer=user\n");
+	if (!e)
+		return;
+	p = spawn("/usr/bin/web", 1000);
+	deliver(n_events);
+	CHECK(p && has_group(p->pid, "web"));
+	if (!p)
+		return;
+	exec_as(p, "/usr/bin/batch");
+	c = fork_of(p);
+	g = c ? fork_of(c) : NULL;
+	if (!g)
+		return;
+	exec_as(g, "/usr/bin/helper");
+	op_exit(p);
+	deliver(n_events);
+	CHECK(has_group(c->pid, "batch") && cookie_of(c) != 0);
+	CHECK(has_group(g->pid, "batch") && cookie_of(g) == cookie_of(c));
+	e = engine_free(e);
+}
+
 int main(void)
 {
 	log_set_max_level(LOG_CRIT);
@@ -2216,6 +2247,7 @@ int main(void)
 	RUN(test_fork_event_parent_pid_reused);
 	RUN(test_scan_follows_parent_that_moves);
 	RUN(test_cleared_exec_unread);
+	RUN(test_helper_of_child_of_stale_parent);
 	RUN(test_restore_recorded_cookie_first);
 	RUN(test_request_on_unseen_child_of_placement);
 	RUN(test_model);

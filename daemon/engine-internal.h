@@ -41,6 +41,7 @@ struct engine {
 	bool smt_off;
 	bool hazard;           /* sched_ext is loaded and not allowed: no new cookies */
 	bool rescan;           /* SMT came back: a scan must converge what failed */
+	bool resyncing;        /* the scan after lost events runs */
 	bool adopted;          /* the start-up scan has run */
 	bool privileged;       /* a request by root is being served: it may use MaxKeys in full */
 	uint64_t generation;

@@ -91,6 +91,7 @@ static int scan_one(void *userdata, pid_t pid)
 		struct task *p = engine_task(e, pi.ppid);
 
 		t->scan_ppid = pi.ppid;
+		t->scan_unsure = e->resyncing;
 		engine_judge_child(e, t, p, &pi, 0);
 		t->scan_followed = p && p->key && p->key == t->key;
 		if (s->all) { /* a reload: judged by the new rules too */
@@ -299,9 +300,20 @@ int engine_scan_all(struct engine *e)
 
 int engine_resync(struct engine *e)
 {
+	size_t n;
+	void **v = engine_snapshot(e->tasks, &n);
+	int r;
+
 	e->c.lost++;
 	e->c.resyncs++;
 	engine_ghosts_clear(e); /* their exit events may be among the lost */
+	/* Fork events still awaited may be among the lost too. */
+	for (size_t i = 0; i < n; i++)
+		((struct task *)v[i])->scan_unsure = true;
+	free(v);
 	log_notice("Events were lost: rescanning every process");
-	return engine_scan(e, false, true);
+	e->resyncing = true;
+	r = engine_scan(e, false, true);
+	e->resyncing = false;
+	return r;
 }

@@ -414,6 +414,12 @@ static int handle_process(struct engine *e, pid_t pid, bool new_program, uint64_
 
 	if (pid == e->self)
 		return 0;
+	/* Met by a scan, its fork event still to come: the kernel reports a
+	 * fork before anything the child does, so an event older than the
+	 * scan's read was an earlier process's under the same pid (unless
+	 * events were lost since: its fork's may be among them). */
+	if (t && t->scan_ppid && !t->scan_unsure && event_ns && event_ns < t->read_ns)
+		return 0;
 	fd = SYS(e, pidfd_open, pid);
 	if (fd < 0)
 		return fd;

@@ -1925,7 +1925,7 @@ static void test_child_of_placement_fork_lost(void)
 	if (p)
 		op_exit(p);
 	deliver(n_events);
-	engine_scan(e, false, true);
+	engine_resync(e);
 	CHECK(own != 0 && c && cookie_of(c) == own && has_group(c->pid, "vm"));
 	e = engine_free(e);
 }
@@ -2220,6 +2220,66 @@ static void test_helper_of_child_of_stale_parent(void)
 	e = engine_free(e);
 }
 
+/* A process execs a program a group claims and exits; its pid goes to
+ * the child of a cleared process, which a scan meets before the daemon
+ * takes the first process's exec. That exec event, older than the scan's
+ * read and queued before the child's fork event, was the earlier
+ * process's: it does not end the clear the child inherited. */
+static void test_old_exec_event_on_scanned_child(void)
+{
+	struct fproc *p, *o, *c;
+	pid_t pid;
+
+	e = scenario("[Group web]\nMatchExe=/usr/bin/web\n");
+	if (!e)
+		return;
+	p = spawn("/usr/bin/web", 0);
+	o = spawn("/usr/bin/helper", 0);
+	deliver(n_events);
+	CHECK(p && o && engine_clear(e, p->pid) == 0);
+	if (!p || !o)
+		return;
+	exec_as(o, "/usr/bin/web");
+	pid = o->pid;
+	op_exit(o);
+	next_pid = pid; /* the next fork reuses it */
+	c = fork_of(p);
+	CHECK(c && c->pid == pid);
+	engine_scan(e, false, true);
+	deliver(n_events);
+	CHECK(c && cookie_of(c) == 0 && !has_group(c->pid, "web"));
+	/* its own exec ends the clear */
+	if (c)
+		exec_as(c, "/usr/bin/web");
+	deliver(n_events);
+	CHECK(c && cookie_of(c) != 0 && has_group(c->pid, "web"));
+	e = engine_free(e);
+}
+
+/* The same, but the child's fork event is lost (the scan is the resync
+ * after the loss) and its own exec, taken after the scan, ends the clear:
+ * with the fork lost, an event older than the scan's read may be its own. */
+static void test_own_exec_after_lost_fork(void)
+{
+	struct fproc *p, *c;
+
+	e = scenario("[Group web]\nMatchExe=/usr/bin/web\n");
+	if (!e)
+		return;
+	p = spawn("/usr/bin/helper", 0);
+	deliver(n_events);
+	CHECK(p && engine_clear(e, p->pid) == 0);
+	c = p ? fork_of(p) : NULL;
+	if (!c)
+		return;
+	exec_as(c, "/usr/bin/web");
+	deliver_or_lose(1, true); /* the fork event */
+	engine_resync(e);
+	deliver(n_events);
+	CHECK(cookie_of(c) != 0 && has_group(c->pid, "web"));
+	e = engine_free(e);
+}
+
 int main(void)
 {
 	log_set_max_level(LOG_CRIT);
@@ -2248,6 +2308,8 @@ int main(void)
 	RUN(test_scan_follows_parent_that_moves);
 	RUN(test_cleared_exec_unread);
 	RUN(test_helper_of_child_of_stale_parent);
+	RUN(test_old_exec_event_on_scanned_child);
+	RUN(test_own_exec_after_lost_fork);
 	RUN(test_restore_recorded_cookie_first);
 	RUN(test_request_on_unseen_child_of_placement);
 	RUN(test_model);

@@ -415,6 +415,10 @@ static int handle_process(struct engine *e, pid_t pid, bool new_program, uint64_
 	if (pid == e->self)
 		return 0;
 	fd = SYS(e, pidfd_open, pid);
+	/* Gone: what the table says it runs is what it ran before the event,
+	 * for the fork events of children it started since, still to come. */
+	if (fd == -ESRCH && new_program && t && !t->stale && event_ns && t->read_ns <= event_ns)
+		t->unseen_ns = event_ns;
 	if (fd < 0)
 		return fd;
 	if (!t || t->stale || !event_ns || t->read_ns <= event_ns)
@@ -449,6 +453,12 @@ static bool followed_scan_parent(struct engine *e, const struct task *t)
 	const struct task *p = engine_task(e, t->scan_ppid);
 
 	return p && p->key && p->key == t->key;
+}
+
+/* Does the table say what p ran when it forked ev's child? */
+static bool forked_program_known(const struct task *p, const struct procmon_event *ev)
+{
+	return p && p->exe && !(p->unseen_ns && p->unseen_ns <= ev->timestamp_ns);
 }
 
 static int on_fork(struct engine *e, const struct procmon_event *ev)
@@ -487,8 +497,11 @@ static int on_fork(struct engine *e, const struct procmon_event *ev)
 	if (r > 0) {
 		engine_ghost_forget(e, ev->tgid);
 		/* Its parent's program, since the fork; another one (it exec'd
-		 * before this read), since a time its exec event will tell. */
-		if (!t->scan_ppid && engine_same_program(parent, &pi))
+		 * before this read), since a time its exec event will tell. A
+		 * parent the table cannot describe at the fork (not known, or
+		 * changed before it and gone unread) shows no exec: the fork
+		 * dates the program, and an exec event, if one comes, again. */
+		if (!t->scan_ppid && (engine_same_program(parent, &pi) || !forked_program_known(parent, ev)))
 			t->since_ns = ev->timestamp_ns;
 		engine_judge_child(e, t, parent, &pi, ev->timestamp_ns);
 	}

@@ -2128,6 +2128,40 @@ static void test_fork_event_parent_pid_reused(void)
 	e = engine_free(e);
 }
 
+/* A member's helper forked before the member was tagged keeps the member's
+ * cookie (sticky isolation), also when the daemon could not see what the
+ * member's parent ran at the fork: the parent exec'd the member's program
+ * and exited before its exec event was taken, or it exited before its own
+ * fork event was. The member has run its program since its fork. */
+static void test_helper_of_child_of_gone_parent(void)
+{
+	for (int parent_unknown = 0; parent_unknown < 2; parent_unknown++) {
+		struct fproc *w, *p, *c, *g;
+
+		e = scenario("[Group web]\nMatchExe=/usr/bin/web\n");
+		if (!e)
+			return;
+		w = spawn(parent_unknown ? "/usr/bin/web" : "/usr/bin/helper", 1000);
+		if (!parent_unknown)
+			deliver(n_events);
+		p = w && parent_unknown ? fork_of(w) : w;
+		if (p && !parent_unknown)
+			exec_as(p, "/usr/bin/web");
+		c = p ? fork_of(p) : NULL;
+		if (!c)
+			break;
+		op_exit(p);
+		g = fork_of(c);
+		if (!g)
+			break;
+		exec_as(g, "/usr/bin/helper");
+		deliver(n_events);
+		CHECK(cookie_of(c) != 0 && has_group(c->pid, "web"));
+		CHECK(cookie_of(g) == cookie_of(c) && has_group(g->pid, "web"));
+		e = engine_free(e);
+	}
+}
+
 int main(void)
 {
 	log_set_max_level(LOG_CRIT);
@@ -2155,6 +2189,7 @@ int main(void)
 	RUN(test_fork_event_parent_pid_reused);
 	RUN(test_restore_recorded_cookie_first);
 	RUN(test_request_on_unseen_child_of_placement);
+	RUN(test_helper_of_child_of_gone_parent);
 	RUN(test_model);
 	UNIT_EXIT();
 }

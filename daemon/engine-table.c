@@ -57,7 +57,9 @@ static void bury(struct engine *e, struct key *k, const struct task *last, bool 
 	if (!k->holder || !(id = strdup(k->id)))
 		return;
 	grave_clear(e, g);
-	*g = (struct grave){ k->cookie, id, k->n_explicit > 0 || last_explicit, k->holder, e->ticks + ENGINE_GRAVE_TICKS };
+	/* Explicit: whoever carries the cookie descends from a placement. */
+	*g = (struct grave){ k->cookie, id, k->n_explicit > 0 || (last_explicit && !k->ruled), k->holder,
+			     e->ticks + ENGINE_GRAVE_TICKS };
 	k->holder = NULL;
 	e->next_grave = (e->next_grave + 1) % ENGINE_GRAVES;
 }

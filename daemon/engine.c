@@ -88,6 +88,17 @@ static int apply(struct engine *e, struct task *t, struct key *k)
 /* Make the kernel agree with t->key: the key's cookie, or 0 without a key
  * (unless the task is foreign). Reads the result back: what the kernel
  * says is what the table holds. Returns 1 when it acted. */
+/* t carries k's cookie: its children, forked from now on, do too. Those
+ * of a member the rules placed, or one given the cookie without a
+ * placement, are no placement's; a member kept by the cookie it inherited
+ * (sticky) is of the lineage it inherited it from. */
+static void note_carrier(const struct task *t, struct key *k, bool given)
+{
+	if (k && !engine_origin_explicit(t->origin) && t->origin != ORIGIN_FOREIGN &&
+	    (given || t->origin != ORIGIN_STICKY))
+		k->ruled = true;
+}
+
 int engine_ensure(struct engine *e, struct task *t, bool repair)
 {
 	struct key *k = t->key;
@@ -100,6 +111,7 @@ int engine_ensure(struct engine *e, struct task *t, bool repair)
 	if (t->origin == ORIGIN_FOREIGN)
 		return 0;
 	if (!first && t->cookie == want) {
+		note_carrier(t, k, false);
 		t->released = false;
 		exposure_settle(t, k); /* it runs with the group's cookie */
 		return 0;
@@ -129,6 +141,7 @@ int engine_ensure(struct engine *e, struct task *t, bool repair)
 	}
 	if (k)
 		k->assignments++;
+	note_carrier(t, k, true);
 	exposure_count(e, t, k, exposed);
 	t->released = false;
 	e->c.assignments++;

@@ -40,6 +40,7 @@ struct key {
 	unsigned n_anchored; /* members placed by a rule or explicitly (not sticky) */
 	unsigned n_explicit; /* members placed explicitly, or their children */
 	bool detached;       /* stale since a reload: released with its last member */
+	bool ruled;          /* a member not placed explicitly carried its cookie */
 	uint64_t assignments;
 	void *stats;         /* forced-idle accounting, owned by stats.c */
 };

@@ -2162,6 +2162,37 @@ static void test_helper_of_child_of_gone_parent(void)
 	}
 }
 
+/* A key the rules made, whose last member was an explicit placement: its
+ * cookie carried by a rule member's child (forked before the member moved
+ * on) is not a placement's. The child runs a program another group claims:
+ * it goes there, and is not kept in the released key as a placement's. */
+static void test_rule_key_last_member_placed(void)
+{
+	struct fproc *w, *a, *c;
+
+	e = scenario("[Group web]\nMatchExe=/usr/bin/web\n[Group db]\nMatchExe=/usr/bin/db\n"
+		     "[Group other]\nMatchExe=/usr/bin/other\n");
+	if (!e)
+		return;
+	w = spawn("/usr/bin/web", 1000);
+	a = spawn("/usr/bin/helper", 1000);
+	deliver(n_events);
+	CHECK(a && engine_assign(e, a->pid, "web", NULL, ORIGIN_ASSIGN) == 0);
+	CHECK(w && a && cookie_of(w) != 0 && cookie_of(a) == cookie_of(w));
+	if (!w || !a)
+		return;
+	exec_as(w, "/usr/bin/db");
+	op_exit(a);
+	c = fork_of(w);
+	if (!c)
+		return;
+	exec_as(c, "/usr/bin/other");
+	deliver(n_events);
+	CHECK(has_group(w->pid, "db"));
+	CHECK(has_group(c->pid, "other") && cookie_of(c) != 0 && cookie_of(c) != cookie_of(w));
+	e = engine_free(e);
+}
+
 int main(void)
 {
 	log_set_max_level(LOG_CRIT);
@@ -2190,6 +2221,7 @@ int main(void)
 	RUN(test_restore_recorded_cookie_first);
 	RUN(test_request_on_unseen_child_of_placement);
 	RUN(test_helper_of_child_of_gone_parent);
+	RUN(test_rule_key_last_member_placed);
 	RUN(test_model);
 	UNIT_EXIT();
 }

@@ -2193,6 +2193,36 @@ static void test_rule_key_last_member_placed(void)
 	e = engine_free(e);
 }
 
+/* As test_child_of_placement_gone_before_fork_event, but the key's holder
+ * could not be made at the placement (threads short for a moment): it is
+ * taken at the next tick, so the child still keeps the placement. */
+static void test_placement_holder_retried(void)
+{
+	for (int scan_first = 0; scan_first < 2; scan_first++) {
+		struct fproc *p, *c;
+		sc_cookie own;
+
+		e = scenario("[Group vm]\nPer=process\n[Group ok]\nMatchExe=/usr/bin/ok\n");
+		if (!e)
+			return;
+		p = spawn("/usr/bin/ok", 1002);
+		deliver(n_events);
+		holder_fail = 1;
+		CHECK(p && engine_assign(e, p->pid, "vm", NULL, ORIGIN_ASSIGN) == 0);
+		holder_fail = 0;
+		own = p ? cookie_of(p) : 0;
+		engine_tick(e);
+		c = p ? fork_of(p) : NULL;
+		if (p)
+			op_exit(p);
+		if (scan_first)
+			engine_scan(e, false, true);
+		deliver(n_events);
+		CHECK(own != 0 && c && cookie_of(c) == own && has_group(c->pid, "vm"));
+		e = engine_free(e);
+	}
+}
+
 int main(void)
 {
 	log_set_max_level(LOG_CRIT);
@@ -2222,6 +2252,7 @@ int main(void)
 	RUN(test_request_on_unseen_child_of_placement);
 	RUN(test_helper_of_child_of_gone_parent);
 	RUN(test_rule_key_last_member_placed);
+	RUN(test_placement_holder_retried);
 	RUN(test_model);
 	UNIT_EXIT();
 }

@@ -223,14 +223,19 @@ void engine_retry_unsettled(struct engine *e)
 {
 	size_t n;
 	void **v = engine_snapshot(e->tasks, &n);
+	bool hold = true;
 
 	for (size_t i = 0; i < n; i++) {
 		struct task *t = v[i];
 
 		/* An explicit placement's key whose holder could not be
-		 * taken at the placement or the restore: again, until it is. */
-		if (!t->unsettled && t->key && !t->key->holder && engine_origin_explicit(t->origin))
-			table_key_hold_from(e, t->key, t);
+		 * taken at the placement or the restore: again, until it is;
+		 * after a failure (threads short), at the next tick. */
+		if (hold && !t->unsettled && t->key && !t->key->holder && engine_origin_explicit(t->origin)) {
+			int r = table_key_hold_from(e, t->key, t);
+
+			hold = r >= 0 || r == -ESRCH;
+		}
 		if (!t->unsettled)
 			continue;
 		if (t->cookie == COOKIE_UNKNOWN && SYS(e, cookie_get, t->pid, &t->cookie) < 0)

@@ -756,7 +756,7 @@ static int place(struct engine *e, const struct engine_place *req, const struct 
 			r = engine_ensure(e, t, false);
 			t->unsettled = r < 0;
 			if (r >= 0 && g)
-				table_key_hold_from(e, t->key, t);
+				(void)table_key_hold_from(e, t->key, t);
 		}
 		if (r >= 0 && !SYS(e, pidfd_alive, fd))
 			r = -ESRCH;

@@ -2223,6 +2223,35 @@ static void test_placement_holder_retried(void)
 	}
 }
 
+/* Holders that could not be made are tried again at the tick, but after
+ * one fails (threads short) the rest wait for the next tick instead of
+ * each trying in vain. */
+static void test_placement_holder_retry_stops_at_failure(void)
+{
+	struct fproc *p, *q;
+	const struct task *tp, *tq;
+
+	e = scenario("[Group vm]\nPer=process\n");
+	if (!e)
+		return;
+	p = spawn("/usr/bin/helper", 1002);
+	q = spawn("/usr/bin/helper", 1002);
+	deliver(n_events);
+	holder_fail = 2;
+	CHECK(p && engine_assign(e, p->pid, "vm", NULL, ORIGIN_ASSIGN) == 0);
+	CHECK(q && engine_assign(e, q->pid, "vm", NULL, ORIGIN_ASSIGN) == 0);
+	tp = p ? engine_task(e, p->pid) : NULL;
+	tq = q ? engine_task(e, q->pid) : NULL;
+	CHECK(tp && tq && tp->key && tq->key && tp->key != tq->key && !tp->key->holder && !tq->key->holder);
+	holder_fail = 1;
+	engine_tick(e);
+	CHECK(holder_fail == 0 && tp && tq && !tp->key->holder && !tq->key->holder);
+	engine_tick(e);
+	CHECK(tp && tq && tp->key->holder && tq->key->holder);
+	CHECK(tp && tq && cookie_of(p) == tp->key->cookie && cookie_of(q) == tq->key->cookie);
+	e = engine_free(e);
+}
+
 int main(void)
 {
 	log_set_max_level(LOG_CRIT);
@@ -2253,6 +2282,7 @@ int main(void)
 	RUN(test_helper_of_child_of_gone_parent);
 	RUN(test_rule_key_last_member_placed);
 	RUN(test_placement_holder_retried);
+	RUN(test_placement_holder_retry_stops_at_failure);
 	RUN(test_model);
 	UNIT_EXIT();
 }

@@ -429,9 +429,12 @@ static int handle_process(struct engine *e, pid_t pid, bool new_program, uint64_
 		return 0;
 	fd = SYS(e, pidfd_open, pid);
 	/* Gone: what the table says it runs is what it ran before the event,
-	 * for the fork events of children it started since, still to come. */
-	if (fd == -ESRCH && new_program && t && !t->stale && event_ns && t->read_ns <= event_ns)
+	 * for the fork events of children it started since, still to come;
+	 * and a new program or user ended a clear for them, as below. */
+	if (fd == -ESRCH && new_program && t && !t->stale && event_ns && t->read_ns <= event_ns) {
 		t->unseen_ns = event_ns;
+		t->cleared = false;
+	}
 	if (fd < 0)
 		return fd;
 	if (!t || t->stale || !event_ns || t->read_ns <= event_ns)

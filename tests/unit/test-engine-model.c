@@ -1187,7 +1187,7 @@ static void run_model(uint64_t seed, unsigned long steps)
 	rmdir(dir);
 }
 
-static const uint64_t regression_seeds[] = { 120, 179, 182, 189, 208, 216, 241, 243, 245, 275, 337 };
+static const uint64_t regression_seeds[] = { 120, 179, 182, 189, 208, 216, 241, 243, 245, 275, 337, 536 };
 
 /* make check runs fixed seeds, a million steps in all, so that a failure
  * there is a regression and not the luck of the draw; any other seed runs
@@ -2252,6 +2252,29 @@ static void test_placement_holder_retry_stops_at_failure(void)
 	e = engine_free(e);
 }
 
+/* A cleared process execs a program a group claims, forks, and exits
+ * before the daemon takes its exec event. The exec ended the clear: the
+ * child, forked after it, goes where the rules put its program. */
+static void test_clear_ended_by_unseen_exec(void)
+{
+	struct fproc *p, *c;
+
+	e = scenario("[Group web]\nMatchExe=/usr/bin/web\n[Group batch]\nMatchExe=/usr/bin/batch\n");
+	if (!e)
+		return;
+	p = spawn("/usr/bin/batch", 1000);
+	deliver(n_events);
+	CHECK(p && cookie_of(p) != 0 && engine_clear(e, p->pid) == 0 && cookie_of(p) == 0);
+	if (!p)
+		return;
+	exec_as(p, "/usr/bin/web");
+	c = fork_of(p);
+	op_exit(p);
+	deliver(n_events);
+	CHECK(c && cookie_of(c) != 0 && has_group(c->pid, "web"));
+	e = engine_free(e);
+}
+
 int main(void)
 {
 	log_set_max_level(LOG_CRIT);
@@ -2283,6 +2306,7 @@ int main(void)
 	RUN(test_rule_key_last_member_placed);
 	RUN(test_placement_holder_retried);
 	RUN(test_placement_holder_retry_stops_at_failure);
+	RUN(test_clear_ended_by_unseen_exec);
 	RUN(test_model);
 	UNIT_EXIT();
 }

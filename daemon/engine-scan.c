@@ -57,9 +57,14 @@ struct pending {
 	char key[MATCH_KEY_MAX];
 };
 
+/* Ancestors examined ahead of a child, each with a higher pid than its
+ * own child: every level is a wrap of the pid space, so a few do. */
+#define SCAN_AHEAD_MAX 8
+
 struct scan {
 	struct engine *e;
 	bool adopt, verify, all;
+	unsigned depth; /* parents examined ahead of their children, nested */
 	struct pending *pending; /* adopt only */
 	size_t n_pending, max_pending;
 };
@@ -86,10 +91,21 @@ static int scan_one(void *userdata, pid_t pid)
 		return 0;
 	}
 	t->generation = e->generation;
-	/* New to the table between a fork and its event: the fork's rule. */
+	/* New to the table between a fork and its event: the fork's rule,
+	 * by its parent as it is now. The walk goes by pid, and a parent with
+	 * a higher one (pids wrapped) not yet examined by it may have exec'd
+	 * since the table's read of it: it is examined first. */
 	if (r > 0 && !s->adopt) {
+		struct task *p = engine_task(e, pi.ppid);
+
+		if (p && p->generation != e->generation && pi.ppid != pid && s->depth < SCAN_AHEAD_MAX) {
+			s->depth++;
+			(void)scan_one(userdata, pi.ppid);
+			s->depth--;
+			p = engine_task(e, pi.ppid);
+		}
 		t->scan_ppid = pi.ppid;
-		engine_judge_child(e, t, engine_task(e, pi.ppid), &pi, 0);
+		engine_judge_child(e, t, p, &pi, 0);
 		if (s->all) { /* a reload: judged by the new rules too */
 			t->cleared = false;
 			(void)engine_evaluate(e, t, false);

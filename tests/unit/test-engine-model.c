@@ -1187,7 +1187,7 @@ static void run_model(uint64_t seed, unsigned long steps)
 	rmdir(dir);
 }
 
-static const uint64_t regression_seeds[] = { 120, 179, 182, 189, 208, 216, 241, 243, 245, 275, 337, 536, 590 };
+static const uint64_t regression_seeds[] = { 120, 179, 182, 189, 208, 216, 241, 243, 245, 275, 337, 536, 541, 590 };
 
 /* make check runs fixed seeds, a million steps in all, so that a failure
  * there is a regression and not the luck of the draw; any other seed runs
@@ -2307,6 +2307,33 @@ static void test_scan_reads_parent_before_child(void)
 	e = engine_free(e);
 }
 
+/* A Per=process rule's member forks a child running its program, then
+ * runs a helper (a sticky member of its own key from then on); a scan
+ * meets the child before its fork event. The child runs what the group
+ * claims: it gets a key of its own, not its parent's. */
+static void test_scan_child_of_sticky_per_process_member(void)
+{
+	struct fproc *p, *c;
+	const struct task *tp, *tc;
+
+	e = scenario("[Group sandbox]\nMatchExe=/usr/bin/sandbox\nPer=process\n");
+	if (!e)
+		return;
+	p = spawn("/usr/bin/sandbox", 0);
+	deliver(n_events);
+	c = p ? fork_of(p) : NULL;
+	if (!c)
+		return;
+	exec_as(p, "/usr/bin/helper");
+	engine_scan(e, false, true);
+	deliver(n_events);
+	tp = engine_task(e, p->pid);
+	tc = engine_task(e, c->pid);
+	CHECK(tp && tc && tp->key && tc->key && tp->key != tc->key);
+	CHECK(has_group(c->pid, "sandbox") && cookie_of(c) != 0 && cookie_of(c) != cookie_of(p));
+	e = engine_free(e);
+}
+
 int main(void)
 {
 	log_set_max_level(LOG_CRIT);
@@ -2340,6 +2367,7 @@ int main(void)
 	RUN(test_placement_holder_retry_stops_at_failure);
 	RUN(test_clear_ended_by_unseen_exec);
 	RUN(test_scan_reads_parent_before_child);
+	RUN(test_scan_child_of_sticky_per_process_member);
 	RUN(test_model);
 	UNIT_EXIT();
 }

@@ -72,6 +72,11 @@ static bool follows(struct engine *e, const struct task *t, const struct task *p
 		return false;
 	if (k->per == PER_PROCESS && (p->origin == ORIGIN_RULE || p->origin == ORIGIN_ADOPTED))
 		return false; /* a cookie per process */
+	/* A Per=process rule's member that runs a helper now (kept in its own
+	 * key): a child that runs what a group claims was forked before the
+	 * helper ran, or exec'd since; either way the rules judge it. */
+	if (k->per == PER_PROCESS && p->origin == ORIGIN_STICKY && claimed(e, pi))
+		return false;
 	if (t->cookie == k->cookie || t->cookie == COOKIE_UNKNOWN || (k->per == PER_PROCESS && !k->cookie))
 		return true;
 	/* Another cookie, but the parent's program: forked before the parent

@@ -162,8 +162,10 @@ int table_key_hold(struct engine *e, struct key *k);
  * its member that carries the cookie, at once rather than with a second
  * member: a child forked before t exits must find the key by the cookie
  * it carries after t is gone, even before its fork event is taken; the
- * cookie's value is trusted only while something holds it. Best effort. */
-void table_key_hold_from(struct engine *e, struct key *k, const struct task *t);
+ * cookie's value is trusted only while something holds it. Best effort:
+ * the tick tries again while it fails (engine_retry_unsettled). Returns
+ * what kept the holder from being made (0 also when none was due). */
+int table_key_hold_from(struct engine *e, struct key *k, const struct task *t);
 void table_free_all(struct engine *e);
 
 void engine_process_key_name(const struct task *t, char *buf, size_t size);

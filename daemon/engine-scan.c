@@ -57,9 +57,14 @@ struct pending {
 	char key[MATCH_KEY_MAX];
 };
 
+/* Ancestors examined ahead of a child, each with a higher pid than its
+ * own child: every level is a wrap of the pid space, so a few do. */
+#define SCAN_AHEAD_MAX 8
+
 struct scan {
 	struct engine *e;
 	bool adopt, verify, all;
+	unsigned depth; /* parents examined ahead of their children, nested */
 	struct pending *pending; /* adopt only */
 	size_t n_pending, max_pending;
 };
@@ -86,10 +91,19 @@ static int scan_one(void *userdata, pid_t pid)
 		return 0;
 	}
 	t->generation = e->generation;
-	/* New to the table between a fork and its event: the fork's rule. */
+	/* New to the table between a fork and its event: the fork's rule,
+	 * by its parent as it is now. The walk goes by pid, and a parent with
+	 * a higher one (pids wrapped) not yet examined by it may have exec'd
+	 * since the table's read of it: it is examined first. */
 	if (r > 0 && !s->adopt) {
 		struct task *p = engine_task(e, pi.ppid);
 
+		if (p && p->generation != e->generation && pi.ppid != pid && s->depth < SCAN_AHEAD_MAX) {
+			s->depth++;
+			(void)scan_one(userdata, pi.ppid);
+			s->depth--;
+			p = engine_task(e, pi.ppid);
+		}
 		t->scan_ppid = pi.ppid;
 		t->scan_unsure = e->resyncing;
 		engine_judge_child(e, t, p, &pi, 0);
@@ -227,10 +241,19 @@ void engine_retry_unsettled(struct engine *e)
 {
 	size_t n;
 	void **v = engine_snapshot(e->tasks, &n);
+	bool hold = true;
 
 	for (size_t i = 0; i < n; i++) {
 		struct task *t = v[i];
 
+		/* An explicit placement's key whose holder could not be
+		 * taken at the placement or the restore: again, until it is;
+		 * after a failure (threads short), at the next tick. */
+		if (hold && !t->unsettled && t->key && !t->key->holder && engine_origin_explicit(t->origin)) {
+			int r = table_key_hold_from(e, t->key, t);
+
+			hold = r >= 0 || r == -ESRCH;
+		}
 		if (!t->unsettled)
 			continue;
 		if (t->cookie == COOKIE_UNKNOWN && SYS(e, cookie_get, t->pid, &t->cookie) < 0)

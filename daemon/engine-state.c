@@ -210,7 +210,7 @@ static int restore_one(struct engine *e, const struct state_entry *en, struct ha
 	t->placer = en->placer;
 	t->unsettled = engine_ensure(e, t, false) < 0;
 	if (!t->unsettled)
-		table_key_hold_from(e, t->key, t); /* holders died with the last daemon */
+		(void)table_key_hold_from(e, t->key, t); /* holders died with the last daemon */
 	if (en->origin == ORIGIN_HOOK && !t->unsettled)
 		restore_container(e, t);
 	if (t->cookie != 0 && t->cookie != COOKIE_UNKNOWN && hashmap_put_u64(by_cookie, t->cookie, t->key) < 0)

@@ -57,7 +57,9 @@ static void bury(struct engine *e, struct key *k, const struct task *last, bool 
 	if (!k->holder || !(id = strdup(k->id)))
 		return;
 	grave_clear(e, g);
-	*g = (struct grave){ k->cookie, id, k->n_explicit > 0 || last_explicit, k->holder, e->ticks + ENGINE_GRAVE_TICKS };
+	/* Explicit: whoever carries the cookie descends from a placement. */
+	*g = (struct grave){ k->cookie, id, k->n_explicit > 0 || (last_explicit && !k->ruled), k->holder,
+			     e->ticks + ENGINE_GRAVE_TICKS };
 	k->holder = NULL;
 	e->next_grave = (e->next_grave + 1) % ENGINE_GRAVES;
 }
@@ -281,15 +283,19 @@ static int has_cookie(struct engine *e, struct key *k, struct task *t)
 	return r < 0 ? r : c == k->cookie;
 }
 
-void table_key_hold_from(struct engine *e, struct key *k, const struct task *t)
+int table_key_hold_from(struct engine *e, struct key *k, const struct task *t)
 {
+	int r;
+
 	if (k->holder || k->trusted || k->per != PER_PROCESS || !k->cookie || k->cookie == COOKIE_UNKNOWN ||
 	    t->key != k || t->cookie != k->cookie || e->hazard)
-		return;
-	if (SYS(e, holder_new, t->pid, &k->holder) == 0 && SYS(e, holder_cookie, k->holder) != k->cookie) {
+		return 0;
+	r = SYS(e, holder_new, t->pid, &k->holder);
+	if (r == 0 && SYS(e, holder_cookie, k->holder) != k->cookie) {
 		SYS(e, holder_free, k->holder); /* it changed its cookie meanwhile */
 		k->holder = NULL;
 	}
+	return r;
 }
 
 int table_key_hold(struct engine *e, struct key *k)

@@ -88,6 +88,17 @@ static int apply(struct engine *e, struct task *t, struct key *k)
 /* Make the kernel agree with t->key: the key's cookie, or 0 without a key
  * (unless the task is foreign). Reads the result back: what the kernel
  * says is what the table holds. Returns 1 when it acted. */
+/* t carries k's cookie: its children, forked from now on, do too. Those
+ * of a member the rules placed, or one given the cookie without a
+ * placement, are no placement's; a member kept by the cookie it inherited
+ * (sticky) is of the lineage it inherited it from. */
+static void note_carrier(const struct task *t, struct key *k, bool given)
+{
+	if (k && !engine_origin_explicit(t->origin) && t->origin != ORIGIN_FOREIGN &&
+	    (given || t->origin != ORIGIN_STICKY))
+		k->ruled = true;
+}
+
 int engine_ensure(struct engine *e, struct task *t, bool repair)
 {
 	struct key *k = t->key;
@@ -100,6 +111,7 @@ int engine_ensure(struct engine *e, struct task *t, bool repair)
 	if (t->origin == ORIGIN_FOREIGN)
 		return 0;
 	if (!first && t->cookie == want) {
+		note_carrier(t, k, false);
 		t->released = false;
 		exposure_settle(t, k); /* it runs with the group's cookie */
 		return 0;
@@ -129,6 +141,7 @@ int engine_ensure(struct engine *e, struct task *t, bool repair)
 	}
 	if (k)
 		k->assignments++;
+	note_carrier(t, k, true);
 	exposure_count(e, t, k, exposed);
 	t->released = false;
 	e->c.assignments++;
@@ -421,6 +434,13 @@ static int handle_process(struct engine *e, pid_t pid, bool new_program, uint64_
 	if (t && t->scan_ppid && !t->scan_unsure && event_ns && event_ns < t->read_ns)
 		return 0;
 	fd = SYS(e, pidfd_open, pid);
+	/* Gone: what the table says it runs is what it ran before the event,
+	 * for the fork events of children it started since, still to come;
+	 * and a new program or user ended a clear for them, as below. */
+	if (fd == -ESRCH && new_program && t && !t->stale && event_ns && t->read_ns <= event_ns) {
+		t->unseen_ns = event_ns;
+		t->cleared = false;
+	}
 	if (fd < 0)
 		return fd;
 	if (!t || t->stale || !event_ns || t->read_ns <= event_ns)
@@ -447,6 +467,12 @@ static int handle_process(struct engine *e, pid_t pid, bool new_program, uint64_
 	}
 	SYS(e, pidfd_close, fd);
 	return r < 0 && r != -ECHILD ? r : 0;
+}
+
+/* Does the table say what p ran when it forked ev's child? */
+static bool forked_program_known(const struct task *p, const struct procmon_event *ev)
+{
+	return p && p->exe && !p->stale && !(p->unseen_ns && p->unseen_ns <= ev->timestamp_ns);
 }
 
 static int on_fork(struct engine *e, const struct procmon_event *ev)
@@ -486,11 +512,12 @@ static int on_fork(struct engine *e, const struct procmon_event *ev)
 	}
 	if (r > 0) {
 		engine_ghost_forget(e, ev->tgid);
-		/* Its parent's program, since the fork; another one than the
-		 * table's parent runs (it exec'd before this read), since a time
-		 * its exec event will tell. A parent the table is out of date
-		 * on (its exec unread) cannot say: the fork it is. */
-		if (!t->scan_ppid && (!parent || parent->stale || engine_same_program(parent, &pi)))
+		/* Its parent's program, since the fork; another one (it exec'd
+		 * before this read), since a time its exec event will tell. A
+		 * parent the table cannot describe at the fork (not known, or
+		 * changed before it and gone unread) shows no exec: the fork
+		 * dates the program, and an exec event, if one comes, again. */
+		if (!t->scan_ppid && (engine_same_program(parent, &pi) || !forked_program_known(parent, ev)))
 			t->since_ns = ev->timestamp_ns;
 		engine_judge_child(e, t, parent, &pi, ev->timestamp_ns);
 	}
@@ -741,7 +768,7 @@ static int place(struct engine *e, const struct engine_place *req, const struct 
 			r = engine_ensure(e, t, false);
 			t->unsettled = r < 0;
 			if (r >= 0 && g)
-				table_key_hold_from(e, t->key, t);
+				(void)table_key_hold_from(e, t->key, t);
 		}
 		if (r >= 0 && !SYS(e, pidfd_alive, fd))
 			r = -ESRCH;

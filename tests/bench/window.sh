@@ -19,17 +19,21 @@ window_pair() {
 # beside it, the quiet row of this very run.
 window_attack() {
 	hammers=""
+	lost0=$(coresched status -J 2>/dev/null | cs-json counters.lost 2>/dev/null)
 	for u in 3001 3002 3003 3004 3005 3006 3007 3008; do
-		cs-runas $u $u cs-hammer /run/coresched/io.coresched 60 > $B/hammer.$u 2>&1 &
+		cs-runas $u $u cs-hammer $SOCK 60 > $B/hammer.$u 2>&1 &
 		hammers="$hammers $!"
 	done
 	sleep 0.5
 	probes $B/w-cs-attack 5000 "$@"
 	kill $hammers 2>/dev/null; wait $hammers 2>/dev/null
+	lost1=$(coresched status -J 2>/dev/null | cs-json counters.lost 2>/dev/null)
 	row "coreschedd, exec, 8 clients calling" $B/w-cs-attack
 	[ -s $B/w-cs-idle ] && [ -s $B/w-cs-attack ] &&
 		out "$(awk -v a=$(p50 $B/w-cs-attack) -v b=$(p50 $B/w-cs-idle) \
 			'BEGIN { printf "%-44s %6.2f", "p50 under control-socket load / quiet", a / b }')"
+	out "$(printf '%-44s %6s' "calls answered (8 clients)" "$(cat $B/hammer.* | sed -n 's/^calls=//p' | awk '{ s += $1 } END { print s + 0 }')")"
+	out "$(printf '%-44s %6s' "events lost meanwhile" "$(( ${lost1:-0} - ${lost0:-0} ))")"
 }
 
 bench_window() {

@@ -434,13 +434,6 @@ static int handle_process(struct engine *e, pid_t pid, bool new_program, uint64_
 	if (t && t->scan_ppid && !t->scan_unsure && event_ns && event_ns < t->read_ns)
 		return 0;
 	fd = SYS(e, pidfd_open, pid);
-	/* Gone: what the table says it runs is what it ran before the event,
-	 * for the fork events of children it started since, still to come;
-	 * and a new program or user ended a clear for them, as below. */
-	if (fd == -ESRCH && new_program && t && !t->stale && event_ns && t->read_ns <= event_ns) {
-		t->unseen_ns = event_ns;
-		t->cleared = false;
-	}
 	if (fd < 0)
 		return fd;
 	if (!t || t->stale || !event_ns || t->read_ns <= event_ns)
@@ -469,10 +462,11 @@ static int handle_process(struct engine *e, pid_t pid, bool new_program, uint64_
 	return r < 0 && r != -ECHILD ? r : 0;
 }
 
-/* Does the table say what p ran when it forked ev's child? */
-static bool forked_program_known(const struct task *p, const struct procmon_event *ev)
+/* Does the table say what p runs (no exec or uid change of it gone
+ * unread: its children's fork events, taken in order, were before it)? */
+static bool program_known(const struct task *p)
 {
-	return p && p->exe && !p->stale && !(p->unseen_ns && p->unseen_ns <= ev->timestamp_ns);
+	return p && p->exe && !p->stale;
 }
 
 static int on_fork(struct engine *e, const struct procmon_event *ev)
@@ -517,7 +511,7 @@ static int on_fork(struct engine *e, const struct procmon_event *ev)
 		 * parent the table cannot describe at the fork (not known, or
 		 * changed before it and gone unread) shows no exec: the fork
 		 * dates the program, and an exec event, if one comes, again. */
-		if (!t->scan_ppid && (engine_same_program(parent, &pi) || !forked_program_known(parent, ev)))
+		if (!t->scan_ppid && (engine_same_program(parent, &pi) || !program_known(parent)))
 			t->since_ns = ev->timestamp_ns;
 		engine_judge_child(e, t, parent, &pi, ev->timestamp_ns);
 	}

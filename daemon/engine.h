@@ -75,7 +75,6 @@ struct task {
 	bool scan_unsure;    /* ...but events were lost since, its fork's among them maybe */
 	uint64_t since_ns;   /* runs its program, as its user, since this event (0: not known) */
 	uint64_t read_ns;    /* its fields come from a /proc read begun then (0: not read) */
-	uint64_t unseen_ns;  /* exec'd or changed user then, gone before it could be read (0: none) */
 	bool prev_session;   /* prev was a session's placement: its children are the rules' */
 	bool stale;          /* an exec or uid change of it came too late to read: the table is out of date */
 	/* The group whose cookie it carried, or was counted for, since its

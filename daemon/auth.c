@@ -5,7 +5,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,6 +14,8 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
+
+#include "procinfo.h"
 
 /* One row per method: the privilege it needs and what it costs an
  * unprivileged client. Costs are relative: a cheap query is 1, a walk
@@ -105,7 +106,7 @@ static bool peer_pidns_foreign(pid_t pid, int pidfd)
 
 	snprintf(path, sizeof(path), "/proc/%d/ns/pid", (int)pid);
 	if (stat("/proc/self/ns/pid", &mine) < 0 || stat(path, &theirs) < 0 ||
-	    poll(&(struct pollfd){ .fd = pidfd, .events = POLLIN }, 1, 0) != 0)
+	    procinfo_pidfd_exited(pidfd))
 		return false;
 	return mine.st_ino != theirs.st_ino || mine.st_dev != theirs.st_dev;
 }
@@ -145,7 +146,7 @@ int auth_peer_snapshot(int fd, struct auth_peer *ret)
 		(void)fcntl(p.pidfd, F_SETFD, FD_CLOEXEC);
 	/* Newer kernels give a pidfd even of a peer already reaped (it reads
 	 * as exited): gone as well. */
-	if (p.pidfd >= 0 && poll(&(struct pollfd){ .fd = p.pidfd, .events = POLLIN }, 1, 0) != 0) {
+	if (p.pidfd >= 0 && procinfo_pidfd_exited(p.pidfd)) {
 		close(p.pidfd);
 		p.pidfd = -1;
 		p.gone = true;

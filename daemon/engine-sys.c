@@ -5,7 +5,6 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -92,10 +91,8 @@ static int l_pidfd_open(void *u, pid_t pid)
 
 static bool l_pidfd_alive(void *u, int fd)
 {
-	struct pollfd p = { .fd = fd, .events = POLLIN };
-
 	(void)u;
-	return poll(&p, 1, 0) == 0;
+	return !procinfo_pidfd_exited(fd);
 }
 
 static void l_pidfd_close(void *u, int fd)

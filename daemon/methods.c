@@ -6,7 +6,6 @@
 #include "methods.h"
 
 #include <errno.h>
-#include <poll.h>
 #include <stdarg.h>
 #include <inttypes.h>
 #include <pwd.h>
@@ -513,13 +512,6 @@ struct place_ctx {
 	const char *why; /* set with -EPERM */
 };
 
-static bool pidfd_dead(int fd)
-{
-	struct pollfd p = { .fd = fd, .events = POLLIN };
-
-	return poll(&p, 1, 0) != 0;
-}
-
 /* What `coresched run -g` started in a Lock=yes group, or its descendants:
  * their seccomp filter keeps them from changing their cookie, and the
  * daemon must not do it for them at their own request. */
@@ -565,7 +557,7 @@ static int authorize(void *userdata, pid_t pid, const struct task *current)
 	struct auth_creds cr;
 	int r;
 
-	if (x->pidfd >= 0 && pidfd_dead(x->pidfd))
+	if (x->pidfd >= 0 && procinfo_pidfd_exited(x->pidfd))
 		return -ESRCH; /* the caller is gone: its pid may name another */
 	if (x->c->privileged)
 		return 0;

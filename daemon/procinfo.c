@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <poll.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -494,4 +495,11 @@ int procinfo_for_each_child(const char *proc_root, pid_t pid, procinfo_pid_fn fn
 	r = procinfo_for_each_pid(path, thread_children, &w);
 	close(w.dirfd);
 	return r < 0 ? r : 0;
+}
+
+bool procinfo_pidfd_exited(int pidfd)
+{
+	struct pollfd p = { .fd = pidfd, .events = POLLIN };
+
+	return poll(&p, 1, 0) != 0;
 }

@@ -3,6 +3,7 @@
  * can point at a fake tree. */
 #pragma once
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -63,3 +64,5 @@ int procinfo_for_each_pid(const char *proc_root, procinfo_pid_fn fn, void *userd
 /* fn(child) for each child process of pid, forked by any of its threads
  * (proc_root/PID/task/TID/children); -ESRCH when pid is gone. */
 int procinfo_for_each_child(const char *proc_root, pid_t pid, procinfo_pid_fn fn, void *userdata);
+/* Has the process behind pidfd exited (a pidfd then polls ready)? */
+bool procinfo_pidfd_exited(int pidfd);

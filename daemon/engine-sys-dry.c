@@ -26,6 +26,7 @@ struct dry_record {
 	pid_t pid;
 	uint64_t start;
 	sc_cookie cookie;
+	uint64_t seen_tick; /* read alive at this boot tick or later (0: not known) */
 };
 
 /* The engine's opaque struct holder, as this file makes it. */
@@ -166,7 +167,8 @@ static int record(struct dry_sys *d, pid_t pid, uint64_t start, sc_cookie c)
 			return -ENOMEM;
 		}
 	}
-	*rec = (struct dry_record){ .pid = pid, .start = start, .cookie = c };
+	*rec = (struct dry_record){ .pid = pid, .start = start, .cookie = c,
+				    .seen_tick = rec->start == start ? rec->seen_tick : 0 };
 	return 0;
 }
 
@@ -191,6 +193,26 @@ static int stat_of(struct dry_sys *d, pid_t pid, struct procinfo *ret)
 	return d->real->read_stat ? REAL(d, read_stat, pid, ret) : REAL(d, read, pid, ret);
 }
 
+/* The record of the process that forked a child started at child_start,
+ * when it shows without a read: a process under ppid that started no later
+ * than the child and was seen alive after the child's start (a later tick:
+ * ticks are coarse) lived when the child was forked, and two processes
+ * never hold one pid at once. */
+static const struct dry_record *parent_seen(struct dry_sys *d, pid_t ppid, uint64_t child_start)
+{
+	const struct dry_record *rec = hashmap_get_u64(d->records, (uint64_t)ppid);
+
+	return rec && rec->start <= child_start && rec->seen_tick > child_start ? rec : NULL;
+}
+
+static void note_seen(struct dry_sys *d, pid_t pid, uint64_t start, uint64_t tick)
+{
+	struct dry_record *rec = hashmap_get_u64(d->records, (uint64_t)pid);
+
+	if (rec && rec->start == start && tick > rec->seen_tick)
+		rec->seen_tick = tick;
+}
+
 /* The cookie process pid (as pi describes it) carries: its record, or its
  * parent's, as fork copied it. What is found through the parent is
  * recorded, so that the parent's later changes (or its exit, and a new
@@ -200,6 +222,7 @@ static int cookie_of_known(struct dry_sys *d, pid_t pid, const struct procinfo *
 	const struct dry_record *rec = record_of(d, pid, pi->start_time);
 	struct procinfo parent;
 	sc_cookie c = 0;
+	uint64_t tick = 0;
 	int r;
 
 	if (rec) {
@@ -207,11 +230,22 @@ static int cookie_of_known(struct dry_sys *d, pid_t pid, const struct procinfo *
 		return 0;
 	}
 	/* The parent started first; one that did not is a newer process
-	 * under the parent's pid, whatever it says. */
-	if (pi->ppid > 0 && pi->ppid != pid && depth < MAX_ANCESTORS && !pi->kernel_thread &&
-	    stat_of(d, pi->ppid, &parent) == 0 && parent.start_time <= pi->start_time &&
-	    cookie_of_known(d, pi->ppid, &parent, depth + 1, &c) < 0)
-		c = 0;
+	 * under the parent's pid, whatever it says. The tick is taken before
+	 * the read: the parent lived then or later. */
+	if (pi->ppid > 0 && pi->ppid != pid && depth < MAX_ANCESTORS && !pi->kernel_thread) {
+		if ((rec = parent_seen(d, pi->ppid, pi->start_time))) {
+			c = rec->cookie;
+		} else {
+			if (!d->real->boot_ticks || REAL(d, boot_ticks, &tick) < 0)
+				tick = 0;
+			if (stat_of(d, pi->ppid, &parent) == 0 && parent.start_time <= pi->start_time) {
+				if (cookie_of_known(d, pi->ppid, &parent, depth + 1, &c) < 0)
+					c = 0;
+				else if (tick)
+					note_seen(d, pi->ppid, parent.start_time, tick);
+			}
+		}
+	}
 	r = record(d, pid, pi->start_time, c);
 	if (r < 0)
 		return r;

@@ -137,45 +137,10 @@ static sc_cookie l_holder_cookie(void *u, const struct holder *h)
 	return holder_cookie(h);
 }
 
-struct cpu_walk {
-	const char *root;
-	pid_t pid;
-	uint64_t ns;
-	int n;
-};
-
-static int add_thread_cpu(void *userdata, pid_t tid)
-{
-	struct cpu_walk *w = userdata;
-	char path[PROCINFO_PATH_MAX];
-	unsigned long long ns;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "%s/%d/task/%d/schedstat", w->root, w->pid, tid);
-	f = fopen(path, "re");
-	if (!f)
-		return 0; /* the thread exited meanwhile */
-	if (fscanf(f, "%llu", &ns) == 1) {
-		w->ns += ns;
-		w->n++;
-	}
-	fclose(f);
-	return 0;
-}
-
-/* The sum over pid's threads of /proc/PID/task/TID/schedstat's first
- * field: time on a CPU in ns (CONFIG_SCHED_INFO). */
+/* Time on a CPU in ns, over pid's threads (CONFIG_SCHED_INFO). */
 static int l_cpu_ns(void *u, pid_t pid, uint64_t *ret)
 {
-	struct cpu_walk w = { root_of(u), pid, 0, 0 };
-	int r = l_for_each_thread(u, pid, add_thread_cpu, &w);
-
-	if (r < 0)
-		return r;
-	if (w.n == 0)
-		return -ENOENT;
-	*ret = w.ns;
-	return 0;
+	return procinfo_cpu_ns(root_of(u), pid, ret);
 }
 
 static int read_flag(const char *path, const char *yes)
@@ -250,6 +215,18 @@ static int l_seen_until(void *u, const char *path, uint64_t *ret)
 	return 0;
 }
 
+static int l_boot_ticks(void *u, uint64_t *ret)
+{
+	struct timespec boot;
+	long hz = sysconf(_SC_CLK_TCK);
+
+	(void)u;
+	if (hz <= 0 || clock_gettime(CLOCK_BOOTTIME, &boot) < 0)
+		return -EINVAL;
+	*ret = (uint64_t)ts_ns(&boot) / (uint64_t)(1000000000LL / hz);
+	return 0;
+}
+
 static int l_thread_group(void *u, pid_t tid, pid_t *ret)
 {
 	return procinfo_tgid(root_of(u), tid, ret);
@@ -277,6 +254,8 @@ struct engine_sys *engine_sys_linux_new(const char *proc_root)
 		.smt_active = l_smt_active, .sched_ext_enabled = l_sched_ext_enabled, .cpu_ns = l_cpu_ns,
 		.now_ns = l_now_ns, .touch = l_touch, .seen_until = l_seen_until, .thread_group = l_thread_group,
 		.for_each_child = l_for_each_child, .read_stat = l_read_stat, .userdata = s,
+		/* A fake tree's start times are not on the boot clock. */
+		.boot_ticks = strcmp(proc_root, "/proc") == 0 ? l_boot_ticks : NULL,
 	};
 	return &s->ops;
 }

@@ -63,6 +63,10 @@ struct engine_sys {
 	 * procinfo_read_stat() reads: the dry run's cookie model needs only
 	 * the start time and the parent. */
 	int (*read_stat)(void *u, pid_t pid, struct procinfo *ret);
+	/* Not used by the engine; may be NULL. Now, in the unit of procinfo's
+	 * start_time (clock ticks of CLOCK_BOOTTIME): the dry run dates what it
+	 * saw of a process with it. */
+	int (*boot_ticks)(void *u, uint64_t *ret);
 	void *userdata;
 };
 

@@ -226,8 +226,12 @@ static int gone(int err)
 }
 
 /* The whole of dirfd/name into buf[size] as a string; -EFBIG if it does
- * not fit, which no real file of ours does. */
-static int read_text(int dirfd, const char *name, char *buf, size_t size)
+ * not fit, which no real file of ours does. A file of one record (stat,
+ * status, cgroup: the kernel formats them whole and hands out as much as
+ * is asked) is whole after a read that did not fill the space offered:
+ * with one_record, no second read to meet its end. Files of many records
+ * (children) come a page at a time and are read to the end. */
+static int read_text_of(int dirfd, const char *name, char *buf, size_t size, bool one_record)
 {
 	size_t have = 0;
 	ssize_t n;
@@ -251,10 +255,18 @@ static int read_text(int dirfd, const char *name, char *buf, size_t size)
 			r = -EFBIG;
 			break;
 		}
+		if (one_record)
+			break;
 	}
 	close(fd);
 	buf[have] = '\0';
 	return r;
+}
+
+/* stat, status, cgroup: one record each. */
+static int read_text(int dirfd, const char *name, char *buf, size_t size)
+{
+	return read_text_of(dirfd, name, buf, size, true);
 }
 
 int procinfo_path(char *buf, size_t size, const char *proc_root, pid_t pid, const char *rest)
@@ -427,16 +439,13 @@ static pid_t name_pid(const char *name)
 	return (pid_t)v;
 }
 
-int procinfo_for_each_pid(const char *proc_root, procinfo_pid_fn fn, void *userdata)
+/* fn(pid) for each numeric entry of d, which it closes. */
+static int for_each_pid_in(DIR *d, procinfo_pid_fn fn, void *userdata)
 {
 	struct dirent *de;
-	DIR *d;
 	int count = 0, r = 0;
 	pid_t pid;
 
-	d = opendir(proc_root);
-	if (!d)
-		return -errno;
 	for (;;) {
 		errno = 0;
 		de = readdir(d);
@@ -457,6 +466,13 @@ int procinfo_for_each_pid(const char *proc_root, procinfo_pid_fn fn, void *userd
 	return r < 0 ? r : count;
 }
 
+int procinfo_for_each_pid(const char *proc_root, procinfo_pid_fn fn, void *userdata)
+{
+	DIR *d = opendir(proc_root);
+
+	return d ? for_each_pid_in(d, fn, userdata) : -errno;
+}
+
 struct children_walk {
 	int dirfd;
 	procinfo_pid_fn fn;
@@ -472,7 +488,7 @@ static int thread_children(void *userdata, pid_t tid)
 	if (!buf)
 		return -ENOMEM;
 	snprintf(name, sizeof(name), "%d/children", (int)tid);
-	r = read_text(w->dirfd, name, buf, CHILDREN_READ_MAX);
+	r = read_text_of(w->dirfd, name, buf, CHILDREN_READ_MAX, false);
 	if (r == 0)
 		r = procinfo_parse_children(buf, w->fn, w->userdata);
 	free(buf);
@@ -483,18 +499,62 @@ int procinfo_for_each_child(const char *proc_root, pid_t pid, procinfo_pid_fn fn
 {
 	char path[PATH_MAX];
 	struct children_walk w = { .fn = fn, .userdata = userdata };
+	DIR *d;
 	int r;
 
 	if (pid <= 0)
 		return -EINVAL;
 	if (procinfo_path(path, sizeof(path), proc_root, pid, "/task") < 0)
 		return -ENAMETOOLONG;
-	w.dirfd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (w.dirfd < 0)
+	/* One open: the listing and the children files under it. */
+	d = opendir(path);
+	if (!d)
 		return gone(errno);
-	r = procinfo_for_each_pid(path, thread_children, &w);
-	close(w.dirfd);
+	w.dirfd = dirfd(d);
+	r = for_each_pid_in(d, thread_children, &w);
 	return r < 0 ? r : 0;
+}
+
+struct cpu_walk {
+	int dirfd;
+	uint64_t ns;
+	int n;
+};
+
+static int add_thread_cpu(void *userdata, pid_t tid)
+{
+	struct cpu_walk *w = userdata;
+	char name[32], buf[128];
+	uint64_t ns;
+
+	snprintf(name, sizeof(name), "%d/schedstat", (int)tid);
+	if (read_text(w->dirfd, name, buf, sizeof(buf)) < 0 || !parse_token(buf, UINT64_MAX, &ns))
+		return 0; /* the thread exited meanwhile */
+	if (!__builtin_add_overflow(w->ns, ns, &w->ns))
+		w->n++;
+	return 0;
+}
+
+int procinfo_cpu_ns(const char *proc_root, pid_t pid, uint64_t *ret)
+{
+	char path[PATH_MAX];
+	struct cpu_walk w = { 0 };
+	DIR *d;
+	int r;
+
+	if (procinfo_path(path, sizeof(path), proc_root, pid, "/task") < 0)
+		return -EINVAL;
+	d = opendir(path);
+	if (!d)
+		return gone(errno);
+	w.dirfd = dirfd(d);
+	r = for_each_pid_in(d, add_thread_cpu, &w);
+	if (r < 0)
+		return r;
+	if (w.n == 0)
+		return -ENOENT;
+	*ret = w.ns;
+	return 0;
 }
 
 bool procinfo_pidfd_exited(int pidfd)

@@ -34,6 +34,27 @@ scale_row() {
 	i=0; while [ -d /proc/$DPID ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
 }
 
+# walk_rows: cs-walk (a bare walk of /proc reading what the daemon reads
+# of every process: stat, status, cgroup, exe) from exec to READY=1, three
+# times over the same processes; prints its row, and sets WALK_MS to the
+# median.
+walk_rows() {
+	: > $B/walk.ms
+	for r in 1 2 3; do
+		cs-ready cs-walk > $B/ready.out 2>>$B/dlog
+		sed -n 's/.*ready_ms=//p' $B/ready.out >> $B/walk.ms
+		wpid=$(sed -n 's/pid=\([0-9]*\).*/\1/p' $B/ready.out)
+		i=0; while [ -n "$wpid" ] && [ -d /proc/$wpid ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+	done
+	WALK_MS=$(sort -g $B/walk.ms | sed -n 2p)
+	out "$(printf '%-36s %10s %9s %13s %9s' "cs-walk, +$SCALE spawned (median of 3)" "${WALK_MS:--}" - - -)"
+}
+
+# ratio_row LABEL MS: MS against the walk's median.
+ratio_row() {
+	out "$(printf '%-36s %10s' "$1" "$(awk -v d="$2" -v w="$WALK_MS" 'BEGIN { if (d > 0 && w > 0) printf "%.2f", d / w; else print "-" }')")"
+}
+
 bench_scale() {
 	out ""
 	out "== 5a. start-up scan and tagging, memory (READY from exec to sd_notify; tagged: spawned children with a cookie right after READY)"
@@ -53,9 +74,14 @@ MatchExe=$B/bin/spawn
 MatchExe=$B/bin/spawn
 "
 	scale_row "+$SCALE spawned, 1 group"
+	ms_one=$ms
 	conf "$(groups_conf $NGROUPS)
 "
 	scale_row "+$SCALE spawned, $NGROUPS groups"
+	ms_many=$ms
+	walk_rows
+	ratio_row "ratio to cs-walk, 1 group" "$ms_one"
+	ratio_row "ratio to cs-walk, $NGROUPS groups" "$ms_many"
 	kill $spid; wait $spid 2>/dev/null
 	spid=
 }

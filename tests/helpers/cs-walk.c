@@ -21,6 +21,8 @@ struct info {
 	unsigned long long start;
 };
 
+/* stat, status and cgroup are one record each, handed out whole: a read
+ * that does not fill the buffer has it all (as the daemon reads them). */
 static int slurp(int dirfd, const char *name, char *buf, size_t size)
 {
 	ssize_t n, have = 0;
@@ -28,8 +30,11 @@ static int slurp(int dirfd, const char *name, char *buf, size_t size)
 
 	if (fd < 0)
 		return -1;
-	while ((n = read(fd, buf + have, size - 1 - (size_t)have)) > 0)
+	while ((n = read(fd, buf + have, size - 1 - (size_t)have)) > 0) {
 		have += n;
+		if ((size_t)have < size - 1)
+			break;
+	}
 	close(fd);
 	buf[have] = '\0';
 	return n < 0 ? -1 : 0;

@@ -258,6 +258,16 @@ static const struct engine_sys real = {
 	.thread_group = fk_thread_group, .for_each_child = fk_for_each_child,
 };
 
+/* The same kernel with a boot clock: the ticks spawn() dates starts by. */
+static int fk_boot_ticks(void *u, uint64_t *ret)
+{
+	(void)u;
+	*ret = clock_ticks;
+	return 0;
+}
+
+static struct engine_sys real_clocked;
+
 #define D(fn, ...) (s->fn(s->userdata, ##__VA_ARGS__))
 
 static sc_cookie get(struct engine_sys *s, pid_t tid)
@@ -412,6 +422,50 @@ static void test_last_read(void)
 	engine_sys_dry_free(s);
 }
 
+/* A parent seen alive at a tick after its child started is the child's
+ * parent without reading it again (siblings of a scan, of a storm); one
+ * seen no later than the child started, or a new process under its pid,
+ * is read. */
+static void test_parent_seen(void)
+{
+	struct engine_sys *s;
+	unsigned before;
+	sc_cookie c;
+
+	reset();
+	real_clocked = real;
+	real_clocked.boot_ticks = fk_boot_ticks;
+	s = engine_sys_dry_new(&real_clocked);
+	CHECK(s != NULL);
+	spawn(20, 10, "/usr/bin/web");
+	CHECK(D(cookie_create, 20) == 0);
+	c = get(s, 20);
+	spawn(30, 20, "/bin/a");
+	spawn(31, 20, "/bin/b");
+	clock_ticks++; /* the next look is a tick after both started */
+	before = calls_read;
+	CHECK(get(s, 30) == c);
+	CHECK(calls_read == before + 2); /* 30 and its parent */
+	before = calls_read;
+	CHECK(get(s, 31) == c);
+	CHECK(calls_read == before + 1); /* 31 only: 20 was seen after 31 began */
+	/* Started in the tick the parent was last seen: read again. */
+	spawn(32, 20, "/bin/c")->start = clock_ticks;
+	before = calls_read;
+	CHECK(get(s, 32) == c);
+	CHECK(calls_read == before + 2);
+	/* A new process under the parent's pid, and its child: the old
+	 * sighting does not stand for it. */
+	reap(20);
+	spawn(20, 10, "/bin/other");
+	spawn(33, 20, "/bin/d");
+	before = calls_read;
+	CHECK(get(s, 33) == 0);
+	CHECK(calls_read == before + 3); /* 33, the new 20, and 10 (last seen before the new 20 began) */
+	CHECK(calls_cookie == 0);
+	engine_sys_dry_free(s);
+}
+
 static struct conf *load(const char *text)
 {
 	struct conf *c = NULL;
@@ -471,6 +525,7 @@ int main(void)
 	RUN(test_children_keep_fork_cookie);
 	RUN(test_pid_reuse);
 	RUN(test_last_read);
+	RUN(test_parent_seen);
 	RUN(test_engine_decides);
 	UNIT_EXIT();
 }

@@ -23,6 +23,10 @@ struct daemon {
 	bool dry_run_forced;          /* by --dry-run: DryRun= cannot undo it */
 	struct engine_sys *real_sys, *dry_sys;
 	unsigned long long started_usec;
+	/* After a pass of the loop that changed recorded placements: one
+	 * write of the state file for all of them. Off otherwise, so that a
+	 * pass that changed none (most process events) costs no second. */
+	sd_event_source *flush_source;
 };
 
 /* Parse and validate the configuration at dir (NULL: the built-in paths). */

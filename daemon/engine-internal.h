@@ -48,7 +48,9 @@ struct engine {
 	struct engine_counters c;
 	char *state_path;      /* explicit placements kept across restarts; NULL: none */
 	bool state_loaded;     /* state_path was read (or found absent) */
-	bool state_dirty;      /* the file no longer says what the table does */
+	bool state_dirty;      /* the file no longer says what the table does: set by engine_state_dirty() */
+	void (*state_hook)(void *userdata);
+	void *state_hook_userdata;
 	bool state_lazy;       /* ...in what can wait for the tick: children, sticky members */
 	/* The last heartbeat of the daemon before this one (the state file's
 	 * modification time, in start-time ticks): a process started later
@@ -201,5 +203,8 @@ const char *engine_rule_of(const struct engine *e, const struct key *k, char *bu
 void engine_state_restore(struct engine *e);
 /* The tick's write: what state_lazy held back too. */
 void engine_state_flush_lazy(struct engine *e);
+/* The state file no longer says what the table does: the one place that
+ * marks it, and tells the loop (engine_set_state_hook). */
+void engine_state_dirty(struct engine *e);
 /* The state file's modification time, as a heartbeat (see seen_until). */
 void engine_state_heartbeat(struct engine *e);

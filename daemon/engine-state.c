@@ -56,10 +56,23 @@ static size_t collect(struct task **v, size_t n, struct state_entry *out, size_t
 	return m;
 }
 
+void engine_state_dirty(struct engine *e)
+{
+	e->state_dirty = true;
+	if (e->state_hook)
+		e->state_hook(e->state_hook_userdata);
+}
+
+void engine_set_state_hook(struct engine *e, void (*fn)(void *userdata), void *userdata)
+{
+	e->state_hook = fn;
+	e->state_hook_userdata = userdata;
+}
+
 void engine_state_flush_lazy(struct engine *e)
 {
 	if (e->state_lazy)
-		e->state_dirty = true;
+		engine_state_dirty(e);
 	e->state_lazy = false;
 	engine_state_flush(e);
 }
@@ -273,7 +286,7 @@ void engine_state_restore(struct engine *e)
 	if (r == -ENOENT) {
 		/* The heartbeat needs the file: the tick writes it, once the
 		 * runtime directory exists (it may not yet, at start-up). */
-		e->state_dirty = true;
+		engine_state_dirty(e);
 		return;
 	}
 	if (r < 0) {
@@ -308,6 +321,6 @@ void engine_state_restore(struct engine *e)
 			   e->state_path, stale);
 	state_file_free(sf);
 	/* What was read is what is true now, stale entries gone. */
-	e->state_dirty = true;
+	engine_state_dirty(e);
 	engine_state_flush(e);
 }

@@ -730,7 +730,7 @@ static int place(struct engine *e, const struct engine_place *req, const struct 
 		 * found again); an unprivileged request's wait for the tick, so
 		 * that no user can make the loop write the file at will. */
 		if ((g || t->recorded) && e->privileged)
-			e->state_dirty = true;
+			engine_state_dirty(e);
 		else if (g || t->recorded)
 			e->state_lazy = true;
 		free(t->prev); /* children forked before now inherit what it was */

@@ -155,6 +155,10 @@ int engine_set_state_file(struct engine *e, const char *path);
 /* Rewrite the state file if placements changed since the last call: once
  * per event-loop pass, so a burst of changes costs one write. */
 void engine_state_flush(struct engine *e);
+/* fn(userdata) whenever the state file falls behind the table: the loop
+ * then owes it an engine_state_flush() at the end of its pass (and owes
+ * nothing in a pass that changed no recorded placement). */
+void engine_set_state_hook(struct engine *e, void (*fn)(void *userdata), void *userdata);
 
 const struct engine_counters *engine_counters(const struct engine *e);
 /* One group's exposure: what untagged_* count, for that group. */

@@ -833,7 +833,10 @@ const char *methods_state_file(const char *socket_path, bool dry_run)
 	return path;
 }
 
-/* After each pass of the loop: one write for all the placements it made. */
+/* After a pass of the loop that changed recorded placements: one write
+ * for all of them. A post source runs after every pass while it is on,
+ * at the price of another turn of the loop: it is on only while the file
+ * is behind (ONESHOT: it turns itself off). */
 static int on_post(sd_event_source *s, void *userdata)
 {
 	struct daemon *d = userdata;
@@ -841,6 +844,14 @@ static int on_post(sd_event_source *s, void *userdata)
 	(void)s;
 	engine_state_flush(d->engine);
 	return 0;
+}
+
+static void on_state_behind(void *userdata)
+{
+	struct daemon *d = userdata;
+
+	if (d->flush_source && sd_event_source_set_enabled(d->flush_source, SD_EVENT_ONESHOT) < 0)
+		engine_state_flush(d->engine); /* no pass to wait for: now */
 }
 
 int methods_setup(struct daemon *d, const char *socket_path)
@@ -864,9 +875,13 @@ int methods_setup(struct daemon *d, const char *socket_path)
 	r = engine_set_state_file(d->engine, methods_state_file(socket_path, d->dry_run));
 	if (r < 0)
 		return r;
-	r = sd_event_add_post(d->event, NULL, on_post, d);
+	r = sd_event_add_post(d->event, &d->flush_source, on_post, d);
 	if (r < 0)
 		return r;
+	r = sd_event_source_set_enabled(d->flush_source, SD_EVENT_OFF);
+	if (r < 0)
+		return r;
+	engine_set_state_hook(d->engine, on_state_behind, d);
 	/* Socket activation: systemd passes the listening socket as fd 3. */
 	if (!socket_path && sd_listen_fds(0) == 1)
 		cfg.listen_fd = SD_LISTEN_FDS_START;
@@ -876,4 +891,6 @@ int methods_setup(struct daemon *d, const char *socket_path)
 void methods_finalize(struct daemon *d)
 {
 	d->control = control_free(d->control);
+	engine_set_state_hook(d->engine, NULL, NULL);
+	d->flush_source = sd_event_source_disable_unref(d->flush_source);
 }

@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <grp.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -394,6 +395,48 @@ static void read_fake_failures(void)
 	CHECK(p.uid == 0 && p.gid == 0);
 }
 
+/* A status of this length or more does not fit procinfo's buffer. */
+#define LONG_STATUS 9000
+
+/* status grows with the supplementary groups, past any buffer; what is
+ * read of it (Tgid:, Uid:, Gid:) comes before them. A line the buffer
+ * cut through is not read as whole. */
+static void read_fake_long_status(void)
+{
+	char *text = malloc(LONG_STATUS + 4096), *p;
+	struct procinfo pi;
+	pid_t tgid = 0;
+	char cmd[320];
+
+	CHECK(text != NULL);
+	if (!text)
+		return;
+	put_dir("20");
+	put_file("20/stat", stat_line("20 (groupy)", "1", 0, "77"));
+	put_file("20/cgroup", "0::/user.slice\n");
+	p = text + sprintf(text, "Name:\tgroupy\nTgid:\t20\nUid:\t1000\t1000\t1000\t1000\n"
+				 "Gid:\t100\t100\t100\t100\nGroups:\t");
+	while (p - text < LONG_STATUS)
+		p += sprintf(p, "%d ", 100000 + (int)(p - text));
+	strcpy(p, "\nNStgid:\t20\n");
+	put_file("20/status", text);
+	fresh(&pi);
+	CHECK(procinfo_read(root, 20, &pi) == 0);
+	CHECK(pi.uid == 1000 && pi.gid == 100 && pi.tgid == 20);
+	CHECK_STREQ(pi.cgroup, "/user.slice");
+	CHECK(procinfo_tgid(root, 20, &tgid) == 0 && tgid == 20);
+
+	/* The cut falls in the Uid: line: not a uid of 10. */
+	memset(text, 'x', LONG_STATUS);
+	memcpy(text, "Name:\t", 6);
+	strcpy(text + 8192 - 1 - 8, "\nUid:\t10000\t0\t0\t0\nGid:\t1\t1\t1\t1\n");
+	put_file("20/status", text);
+	CHECK(procinfo_read(root, 20, &pi) == -EFBIG);
+	free(text);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s/20'", root);
+	CHECK(system(cmd) == 0);
+}
+
 struct pid_list {
 	int n, stop_after;
 	pid_t pid[16];
@@ -594,6 +637,38 @@ static void live_children_and_tgid(void)
 	pthread_join(th, NULL);
 }
 
+/* A process in many supplementary groups (its status past 8 KiB) is
+ * read like any other. */
+static void read_live_many_groups(void)
+{
+	static gid_t groups[2000];
+	struct procinfo pi;
+	int fds[2];
+	char c = 0;
+	pid_t child;
+
+	for (size_t i = 0; i < sizeof(groups) / sizeof(groups[0]); i++)
+		groups[i] = (gid_t)(100000 + i);
+	CHECK(pipe(fds) == 0);
+	child = fork();
+	if (child == 0) {
+		close(fds[0]);
+		if (setgroups(sizeof(groups) / sizeof(groups[0]), groups) < 0 || setgid(4321) < 0 || setuid(1234) < 0)
+			_exit(1);
+		(void)!write(fds[1], "x", 1);
+		pause();
+		_exit(0);
+	}
+	close(fds[1]);
+	CHECK(child > 0 && read(fds[0], &c, 1) == 1 && c == 'x');
+	close(fds[0]);
+	fresh(&pi);
+	CHECK(procinfo_read("/proc", child, &pi) == 0);
+	CHECK(pi.pid == child && pi.tgid == child && pi.uid == 1234 && pi.gid == 4321);
+	kill(child, SIGKILL);
+	waitpid(child, NULL, 0);
+}
+
 static void for_each_live_pid(void)
 {
 	struct pid_list l = { .want = getpid() };
@@ -622,10 +697,15 @@ int main(void)
 	RUN(path_of_pid);
 	RUN(read_fake_failures);
 	RUN(for_each_fake_pid);
+	RUN(read_fake_long_status);
 	remove_tree();
 	RUN(read_live_self);
 	RUN(read_live_missing_pid);
 	RUN(for_each_live_pid);
 	RUN(live_children_and_tgid);
+	if (geteuid() == 0)
+		RUN(read_live_many_groups);
+	else
+		printf("SKIP: unit/read_live_many_groups: needs root to set the groups\n");
 	UNIT_EXIT();
 }

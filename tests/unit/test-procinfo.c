@@ -637,6 +637,85 @@ static void live_children_and_tgid(void)
 	pthread_join(th, NULL);
 }
 
+/* A process with a child of its own, both parked; the child's pid is
+ * written to *ret_child once it is listed. */
+static pid_t spawn_parent_of_one(pid_t *ret_child)
+{
+	char path[64], buf[64];
+	int fds[2];
+	pid_t p, q = 0;
+
+	if (pipe(fds) < 0)
+		return -1;
+	p = fork();
+	if (p == 0) {
+		close(fds[0]);
+		q = fork();
+		if (q == 0) {
+			pause();
+			_exit(0);
+		}
+		(void)!write(fds[1], &q, sizeof(q));
+		pause();
+		_exit(0);
+	}
+	close(fds[1]);
+	if (p < 0 || read(fds[0], &q, sizeof(q)) != sizeof(q)) {
+		close(fds[0]);
+		return -1;
+	}
+	close(fds[0]);
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/children", (int)p, (int)p);
+	for (int i = 0; i < 2000; i++) {
+		FILE *f = fopen(path, "re");
+		bool has = f && fgets(buf, sizeof(buf), f) && atoi(buf) == q;
+
+		if (f)
+			fclose(f);
+		if (has)
+			break;
+		usleep(1000);
+	}
+	*ret_child = q;
+	return p;
+}
+
+struct reap_walk {
+	pid_t proc, child;
+	int calls;
+};
+
+/* Kills and reaps the process being walked, from inside the walk. */
+static int reap_walked(void *userdata, pid_t pid)
+{
+	struct reap_walk *w = userdata;
+
+	w->calls++;
+	if (pid == w->child) {
+		kill(w->child, SIGKILL);
+		kill(w->proc, SIGKILL);
+		waitpid(w->proc, NULL, 0);
+	}
+	return 0;
+}
+
+/* A process reaped while its children are listed: the listing ends with
+ * what was read (the kernel's ENOENT for the dead task directory is the
+ * end of it to readdir), and the next one finds it gone. */
+static void live_children_of_reaped(void)
+{
+	struct reap_walk w = { 0 };
+
+	w.proc = spawn_parent_of_one(&w.child);
+	CHECK(w.proc > 0);
+	if (w.proc <= 0)
+		return;
+	CHECK(procinfo_for_each_child("/proc", w.proc, reap_walked, &w) == 0);
+	CHECK(w.calls == 1);
+	CHECK(procinfo_for_each_child("/proc", w.proc, reap_walked, &w) == -ESRCH);
+	CHECK(w.calls == 1);
+}
+
 /* A process in many supplementary groups (its status past 8 KiB) is
  * read like any other. */
 static void read_live_many_groups(void)
@@ -703,6 +782,7 @@ int main(void)
 	RUN(read_live_missing_pid);
 	RUN(for_each_live_pid);
 	RUN(live_children_and_tgid);
+	RUN(live_children_of_reaped);
 	if (geteuid() == 0)
 		RUN(read_live_many_groups);
 	else

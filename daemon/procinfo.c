@@ -578,6 +578,13 @@ int procinfo_cpu_ns(const char *proc_root, pid_t pid, uint64_t *ret)
 	return 0;
 }
 
+uint64_t procinfo_ticks_of_ns(uint64_t ns, uint64_t hz)
+{
+	const uint64_t sec = 1000000000ull;
+
+	return ns / sec * hz + ns % sec * hz / sec;
+}
+
 bool procinfo_pidfd_exited(int pidfd)
 {
 	struct pollfd p = { .fd = pidfd, .events = POLLIN };

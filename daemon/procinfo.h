@@ -71,5 +71,10 @@ int procinfo_for_each_child(const char *proc_root, pid_t pid, procinfo_pid_fn fn
  * gone, -ENOENT when no thread's could be read (also when pid was reaped
  * during the listing). */
 int procinfo_cpu_ns(const char *proc_root, pid_t pid, uint64_t *ret);
+/* ns of CLOCK_BOOTTIME in the unit of start_time, clock ticks of hz
+ * (sysconf(_SC_CLK_TCK)), rounded down as the kernel's nsec_to_clock_t()
+ * rounds: exactly floor(ns * hz / 10^9), also where hz does not divide
+ * 10^9 (1024 on alpha and ia64). */
+uint64_t procinfo_ticks_of_ns(uint64_t ns, uint64_t hz);
 /* Has the process behind pidfd exited (a pidfd then polls ready)? */
 bool procinfo_pidfd_exited(int pidfd);

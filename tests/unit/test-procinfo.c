@@ -583,6 +583,25 @@ static void read_live_missing_pid(void)
 	CHECK(procinfo_start_time("/proc", (pid_t)pid_max, &start) == -ESRCH);
 }
 
+/* The kernel's nsec_to_clock_t(): floor(ns / 10^7) at USER_HZ 100, and
+ * floor(ns * 1024 / 10^9) at 1024, which dividing by 10^9 / 1024 (cut to
+ * 976562) overshoots by a tick within a millisecond of boot and by 45
+ * after a day. */
+static void ticks_of_boot_ns(void)
+{
+	const uint64_t day = 86400ull * 1000000000ull;
+
+	CHECK(procinfo_ticks_of_ns(0, 100) == 0);
+	CHECK(procinfo_ticks_of_ns(9999999, 100) == 0);
+	CHECK(procinfo_ticks_of_ns(10000000, 100) == 1);
+	CHECK(procinfo_ticks_of_ns(day + 9999999, 100) == 8640000);
+	CHECK(procinfo_ticks_of_ns(976562, 1024) == 0);
+	CHECK(procinfo_ticks_of_ns(976563, 1024) == 1);
+	CHECK(procinfo_ticks_of_ns(day, 1024) == 88473600);
+	CHECK(procinfo_ticks_of_ns(day - 1, 1024) == 88473599);
+	CHECK(procinfo_ticks_of_ns(UINT64_MAX, 100) == UINT64_MAX / 10000000);
+}
+
 static void parse_children_lists(void)
 {
 	struct pid_list l = { .want = 0 };
@@ -768,6 +787,7 @@ int main(void)
 	RUN(parse_status_rejects);
 	RUN(parse_tgid_line);
 	RUN(parse_children_lists);
+	RUN(ticks_of_boot_ns);
 	RUN(parse_cgroup_lines);
 	RUN(parse_cgroup_rejects);
 	make_tree();

@@ -223,7 +223,7 @@ static int l_boot_ticks(void *u, uint64_t *ret)
 	(void)u;
 	if (hz <= 0 || clock_gettime(CLOCK_BOOTTIME, &boot) < 0)
 		return -EINVAL;
-	*ret = (uint64_t)ts_ns(&boot) / (uint64_t)(1000000000LL / hz);
+	*ret = procinfo_ticks_of_ns((uint64_t)ts_ns(&boot), (uint64_t)hz);
 	return 0;
 }
 

@@ -226,7 +226,7 @@ static int gone(int err)
 }
 
 /* The whole of dirfd/name into buf[size] as a string; -EFBIG if it does
- * not fit, which no real file of ours does. A file of one record (stat,
+ * not fit (what does fit is in buf). A file of one record (stat,
  * status, cgroup: the kernel formats them whole and hands out as much as
  * is asked) is whole after a read that did not fill the space offered:
  * with one_record, no second read to meet its end. Files of many records
@@ -325,9 +325,27 @@ static int read_exe(int dirfd, char *buf, size_t size)
 	return 0;
 }
 
+/* status grows with the supplementary groups (Groups:, up to 65536 of
+ * them: some 8 KiB for 1200 groups) past any buffer of ours, but the
+ * lines read of it (Tgid:, Uid:, Gid:) come before them. A status that
+ * does not fit is read up to its last whole line: 1 when it was cut. */
+static int read_status(int dirfd, char *buf, size_t size)
+{
+	int r = read_text(dirfd, "status", buf, STATUS_READ_MAX < size ? STATUS_READ_MAX : size);
+	char *nl;
+
+	if (r != -EFBIG)
+		return r;
+	nl = strrchr(buf, '\n');
+	if (!nl)
+		return -EFBIG;
+	nl[1] = '\0';
+	return 1;
+}
+
 static int read_all(int dirfd, char *buf, size_t size, struct procinfo *info)
 {
-	int r;
+	int r, cut;
 
 	r = read_text(dirfd, "stat", buf, STAT_READ_MAX < size ? STAT_READ_MAX : size);
 	if (r < 0)
@@ -335,12 +353,12 @@ static int read_all(int dirfd, char *buf, size_t size, struct procinfo *info)
 	r = procinfo_parse_stat(buf, info);
 	if (r < 0)
 		return r;
-	r = read_text(dirfd, "status", buf, STATUS_READ_MAX < size ? STATUS_READ_MAX : size);
-	if (r < 0)
-		return r;
+	cut = read_status(dirfd, buf, size);
+	if (cut < 0)
+		return cut;
 	r = procinfo_parse_status(buf, &info->uid, &info->gid);
 	if (r < 0)
-		return r;
+		return cut ? -EFBIG : r;
 	if (procinfo_parse_tgid(buf, &info->tgid) < 0)
 		info->tgid = 0; /* not known: callers look it up when they need it */
 	r = read_text(dirfd, "cgroup", buf, size);
@@ -416,14 +434,17 @@ int procinfo_start_time(const char *proc_root, pid_t pid, uint64_t *ret)
 int procinfo_tgid(const char *proc_root, pid_t tid, pid_t *ret)
 {
 	char buf[STATUS_READ_MAX];
-	int dirfd, r;
+	int dirfd, cut, r;
 
 	dirfd = open_pid_dir(proc_root, tid);
 	if (dirfd < 0)
 		return dirfd;
-	r = read_text(dirfd, "status", buf, sizeof(buf));
+	cut = read_status(dirfd, buf, sizeof(buf));
 	close(dirfd);
-	return r < 0 ? r : procinfo_parse_tgid(buf, ret);
+	if (cut < 0)
+		return cut;
+	r = procinfo_parse_tgid(buf, ret);
+	return r < 0 && cut ? -EFBIG : r;
 }
 
 /* ---- listing -------------------------------------------------------------------- */
@@ -555,6 +576,13 @@ int procinfo_cpu_ns(const char *proc_root, pid_t pid, uint64_t *ret)
 		return -ENOENT;
 	*ret = w.ns;
 	return 0;
+}
+
+uint64_t procinfo_ticks_of_ns(uint64_t ns, uint64_t hz)
+{
+	const uint64_t sec = 1000000000ull;
+
+	return ns / sec * hz + ns % sec * hz / sec;
 }
 
 bool procinfo_pidfd_exited(int pidfd)

@@ -62,11 +62,19 @@ int procinfo_parse_cgroup(const char *text, char *ret_path, size_t size);
  * count or a negative errno. */
 int procinfo_for_each_pid(const char *proc_root, procinfo_pid_fn fn, void *userdata);
 /* fn(child) for each child process of pid, forked by any of its threads
- * (proc_root/PID/task/TID/children); -ESRCH when pid is gone. */
+ * (proc_root/PID/task/TID/children); -ESRCH when pid is gone. One reaped
+ * during the listing (or a thread that exits) ends it, or that thread's
+ * part, with what was read and no error. */
 int procinfo_for_each_child(const char *proc_root, pid_t pid, procinfo_pid_fn fn, void *userdata);
 /* Time on a CPU in ns, summed over pid's threads (the first field of
  * proc_root/PID/task/TID/schedstat, CONFIG_SCHED_INFO): -ESRCH when pid is
- * gone, -ENOENT when no thread's could be read. */
+ * gone, -ENOENT when no thread's could be read (also when pid was reaped
+ * during the listing). */
 int procinfo_cpu_ns(const char *proc_root, pid_t pid, uint64_t *ret);
+/* ns of CLOCK_BOOTTIME in the unit of start_time, clock ticks of hz
+ * (sysconf(_SC_CLK_TCK)), rounded down as the kernel's nsec_to_clock_t()
+ * rounds: exactly floor(ns * hz / 10^9), also where hz does not divide
+ * 10^9 (1024 on alpha and ia64). */
+uint64_t procinfo_ticks_of_ns(uint64_t ns, uint64_t hz);
 /* Has the process behind pidfd exited (a pidfd then polls ready)? */
 bool procinfo_pidfd_exited(int pidfd);

@@ -178,10 +178,46 @@ out:
 	engine_sys_linux_free(s);
 }
 
+/* The boot clock in stat's unit: a child forked after one reading and
+ * before another started between them, in ticks as stat shows them. */
+static void boot_ticks_bracket_a_start(void)
+{
+	struct engine_sys *s = engine_sys_linux_new("/proc");
+	struct engine_sys *fake = engine_sys_linux_new("/tmp");
+	uint64_t before = 0, after = 0, start = 0;
+	pid_t child;
+
+	CHECK(s != NULL && fake != NULL);
+	if (!s || !fake)
+		goto out;
+	CHECK(fake->boot_ticks == NULL); /* another tree's starts are not on this clock */
+	CHECK(s->boot_ticks && S(boot_ticks, &before) == 0);
+	child = fork();
+	if (child == 0) {
+		pause();
+		_exit(0);
+	}
+	CHECK(child > 0);
+	if (child <= 0)
+		goto out;
+	CHECK(S(boot_ticks, &after) == 0);
+	CHECK(S(start_time, child, &start) == 0);
+	kill(child, SIGKILL);
+	waitpid(child, NULL, 0);
+	if (before > start || start > after)
+		fprintf(stderr, "  ticks %llu, start %llu, ticks %llu\n", (unsigned long long)before,
+			(unsigned long long)start, (unsigned long long)after);
+	CHECK(before <= start && start <= after);
+out:
+	engine_sys_linux_free(s);
+	engine_sys_linux_free(fake);
+}
+
 int main(void)
 {
 	RUN(live_process);
 	RUN(zombie_leader_with_a_live_thread);
 	RUN(thread_id_read);
+	RUN(boot_ticks_bracket_a_start);
 	UNIT_EXIT();
 }

@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <grp.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -394,6 +395,48 @@ static void read_fake_failures(void)
 	CHECK(p.uid == 0 && p.gid == 0);
 }
 
+/* A status of this length or more does not fit procinfo's buffer. */
+#define LONG_STATUS 9000
+
+/* status grows with the supplementary groups, past any buffer; what is
+ * read of it (Tgid:, Uid:, Gid:) comes before them. A line the buffer
+ * cut through is not read as whole. */
+static void read_fake_long_status(void)
+{
+	char *text = malloc(LONG_STATUS + 4096), *p;
+	struct procinfo pi;
+	pid_t tgid = 0;
+	char cmd[320];
+
+	CHECK(text != NULL);
+	if (!text)
+		return;
+	put_dir("20");
+	put_file("20/stat", stat_line("20 (groupy)", "1", 0, "77"));
+	put_file("20/cgroup", "0::/user.slice\n");
+	p = text + sprintf(text, "Name:\tgroupy\nTgid:\t20\nUid:\t1000\t1000\t1000\t1000\n"
+				 "Gid:\t100\t100\t100\t100\nGroups:\t");
+	while (p - text < LONG_STATUS)
+		p += sprintf(p, "%d ", 100000 + (int)(p - text));
+	strcpy(p, "\nNStgid:\t20\n");
+	put_file("20/status", text);
+	fresh(&pi);
+	CHECK(procinfo_read(root, 20, &pi) == 0);
+	CHECK(pi.uid == 1000 && pi.gid == 100 && pi.tgid == 20);
+	CHECK_STREQ(pi.cgroup, "/user.slice");
+	CHECK(procinfo_tgid(root, 20, &tgid) == 0 && tgid == 20);
+
+	/* The cut falls in the Uid: line: not a uid of 10. */
+	memset(text, 'x', LONG_STATUS);
+	memcpy(text, "Name:\t", 6);
+	strcpy(text + 8192 - 1 - 8, "\nUid:\t10000\t0\t0\t0\nGid:\t1\t1\t1\t1\n");
+	put_file("20/status", text);
+	CHECK(procinfo_read(root, 20, &pi) == -EFBIG);
+	free(text);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s/20'", root);
+	CHECK(system(cmd) == 0);
+}
+
 struct pid_list {
 	int n, stop_after;
 	pid_t pid[16];
@@ -540,6 +583,25 @@ static void read_live_missing_pid(void)
 	CHECK(procinfo_start_time("/proc", (pid_t)pid_max, &start) == -ESRCH);
 }
 
+/* The kernel's nsec_to_clock_t(): floor(ns / 10^7) at USER_HZ 100, and
+ * floor(ns * 1024 / 10^9) at 1024, which dividing by 10^9 / 1024 (cut to
+ * 976562) overshoots by a tick within a millisecond of boot and by 45
+ * after a day. */
+static void ticks_of_boot_ns(void)
+{
+	const uint64_t day = 86400ull * 1000000000ull;
+
+	CHECK(procinfo_ticks_of_ns(0, 100) == 0);
+	CHECK(procinfo_ticks_of_ns(9999999, 100) == 0);
+	CHECK(procinfo_ticks_of_ns(10000000, 100) == 1);
+	CHECK(procinfo_ticks_of_ns(day + 9999999, 100) == 8640000);
+	CHECK(procinfo_ticks_of_ns(976562, 1024) == 0);
+	CHECK(procinfo_ticks_of_ns(976563, 1024) == 1);
+	CHECK(procinfo_ticks_of_ns(day, 1024) == 88473600);
+	CHECK(procinfo_ticks_of_ns(day - 1, 1024) == 88473599);
+	CHECK(procinfo_ticks_of_ns(UINT64_MAX, 100) == UINT64_MAX / 10000000);
+}
+
 static void parse_children_lists(void)
 {
 	struct pid_list l = { .want = 0 };
@@ -594,6 +656,117 @@ static void live_children_and_tgid(void)
 	pthread_join(th, NULL);
 }
 
+/* A process with a child of its own, both parked; the child's pid is
+ * written to *ret_child once it is listed. */
+static pid_t spawn_parent_of_one(pid_t *ret_child)
+{
+	char path[64], buf[64];
+	int fds[2];
+	pid_t p, q = 0;
+
+	if (pipe(fds) < 0)
+		return -1;
+	p = fork();
+	if (p == 0) {
+		close(fds[0]);
+		q = fork();
+		if (q == 0) {
+			pause();
+			_exit(0);
+		}
+		(void)!write(fds[1], &q, sizeof(q));
+		pause();
+		_exit(0);
+	}
+	close(fds[1]);
+	if (p < 0 || read(fds[0], &q, sizeof(q)) != sizeof(q)) {
+		close(fds[0]);
+		return -1;
+	}
+	close(fds[0]);
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/children", (int)p, (int)p);
+	for (int i = 0; i < 2000; i++) {
+		FILE *f = fopen(path, "re");
+		bool has = f && fgets(buf, sizeof(buf), f) && atoi(buf) == q;
+
+		if (f)
+			fclose(f);
+		if (has)
+			break;
+		usleep(1000);
+	}
+	*ret_child = q;
+	return p;
+}
+
+struct reap_walk {
+	pid_t proc, child;
+	int calls;
+};
+
+/* Kills and reaps the process being walked, from inside the walk. */
+static int reap_walked(void *userdata, pid_t pid)
+{
+	struct reap_walk *w = userdata;
+
+	w->calls++;
+	if (pid == w->child) {
+		kill(w->child, SIGKILL);
+		kill(w->proc, SIGKILL);
+		waitpid(w->proc, NULL, 0);
+	}
+	return 0;
+}
+
+/* A process reaped while its children are listed: the listing ends with
+ * what was read (the kernel's ENOENT for the dead task directory is the
+ * end of it to readdir), and the next one finds it gone. */
+static void live_children_of_reaped(void)
+{
+	struct reap_walk w = { 0 };
+
+	w.proc = spawn_parent_of_one(&w.child);
+	CHECK(w.proc > 0);
+	if (w.proc <= 0)
+		return;
+	CHECK(procinfo_for_each_child("/proc", w.proc, reap_walked, &w) == 0);
+	CHECK(w.calls == 1);
+	CHECK(procinfo_for_each_child("/proc", w.proc, reap_walked, &w) == -ESRCH);
+	CHECK(w.calls == 1);
+}
+
+/* A process in many supplementary groups (its status past 8 KiB) is
+ * read like any other. */
+static void read_live_many_groups(void)
+{
+	static gid_t groups[2000];
+	struct procinfo pi;
+	int fds[2];
+	char c = 0;
+	pid_t child;
+
+	for (size_t i = 0; i < sizeof(groups) / sizeof(groups[0]); i++)
+		groups[i] = (gid_t)(100000 + i);
+	CHECK(pipe(fds) == 0);
+	child = fork();
+	if (child == 0) {
+		close(fds[0]);
+		if (setgroups(sizeof(groups) / sizeof(groups[0]), groups) < 0 || setgid(4321) < 0 || setuid(1234) < 0)
+			_exit(1);
+		(void)!write(fds[1], "x", 1);
+		pause();
+		_exit(0);
+	}
+	close(fds[1]);
+	CHECK(child > 0 && read(fds[0], &c, 1) == 1 && c == 'x');
+	close(fds[0]);
+	fresh(&pi);
+	CHECK(procinfo_read("/proc", child, &pi) == 0);
+	CHECK(pi.pid == child && pi.tgid == child && pi.uid == 1234 && pi.gid == 4321);
+	kill(child, SIGKILL);
+	waitpid(child, NULL, 0);
+}
+
 static void for_each_live_pid(void)
 {
 	struct pid_list l = { .want = getpid() };
@@ -614,6 +787,7 @@ int main(void)
 	RUN(parse_status_rejects);
 	RUN(parse_tgid_line);
 	RUN(parse_children_lists);
+	RUN(ticks_of_boot_ns);
 	RUN(parse_cgroup_lines);
 	RUN(parse_cgroup_rejects);
 	make_tree();
@@ -622,10 +796,16 @@ int main(void)
 	RUN(path_of_pid);
 	RUN(read_fake_failures);
 	RUN(for_each_fake_pid);
+	RUN(read_fake_long_status);
 	remove_tree();
 	RUN(read_live_self);
 	RUN(read_live_missing_pid);
 	RUN(for_each_live_pid);
 	RUN(live_children_and_tgid);
+	RUN(live_children_of_reaped);
+	if (geteuid() == 0)
+		RUN(read_live_many_groups);
+	else
+		printf("SKIP: unit/read_live_many_groups: needs root to set the groups\n");
 	UNIT_EXIT();
 }

@@ -63,6 +63,28 @@ expect per-user-same-uid "$(cookie $u0)" "$(cookie $u1)"
 expect_distinct per-user-two-users "$(cookie $u1)" "$(cookie $u2)"
 expect_distinct per-user-not-build "$(cookie $u1)" "$(cookie $b1)"
 
+# A cgroup path too long for the kernel to print (over PATH_MAX: nested
+# one level at a time, as a user can in a delegated subtree) does not make
+# the process unreadable: the rules on its program and user still place it.
+deep=$(printf 'd%.0s' $(seq 200))
+(
+	cd /sys/fs/cgroup || exit 1
+	for i in $(seq 22); do mkdir "$deep" && cd "$deep" || exit 1; done
+	cs-runas 1000 1000 sh -c "echo \$\$ > cgroup.procs && exec $BIN/uworker 1"
+) &
+ud=$!
+cleanup_pids="$cleanup_pids $ud"
+sleep 0.5
+udp=$(pgrep -f "^$BIN/uworker 1" -n -u 1000)
+cleanup_pids="$cleanup_pids $udp"
+if cat /proc/$udp/cgroup > /dev/null 2>&1; then
+	echo "  deep cgroup: the kernel prints the cgroup of $udp ($(wc -c < /proc/$udp/cgroup) bytes)"
+else
+	echo "  deep cgroup: the kernel refuses to print the cgroup of $udp ($(cat /proc/$udp/cgroup 2>&1 >/dev/null))"
+fi
+settles "$udp" "$(cookie $u1)"
+expect per-user-deep-cgroup "$(cookie $udp)" "$(cookie $u1)"
+
 expect_set per-cgroup-set "$(cookie $ta1)"
 expect per-cgroup-same-cgroup "$(cookie $ta0)" "$(cookie $ta1)"
 expect_distinct per-cgroup-two-cgroups "$(cookie $ta1)" "$(cookie $tb1)"

@@ -437,6 +437,38 @@ static void read_fake_long_status(void)
 	CHECK(system(cmd) == 0);
 }
 
+/* A cgroup path longer than can be kept (or than the kernel prints: it
+ * answers ENAMETOOLONG) is no path, and the rest of the process is still
+ * read: exe and ids, which the other rules match on. */
+static void read_fake_long_cgroup(void)
+{
+	char *text = malloc(6000);
+	struct procinfo pi;
+	char cmd[320];
+	int n;
+
+	CHECK(text != NULL);
+	if (!text)
+		return;
+	put_dir("21");
+	put_file("21/stat", stat_line("21 (deep)", "1", 0, "78"));
+	put_file("21/status", "Name:\tdeep\nTgid:\t21\nUid:\t1000\t1000\t1000\t1000\nGid:\t100\t100\t100\t100\n");
+	n = sprintf(text, "0::");
+	while (n < 5000)
+		n += sprintf(text + n, "/%s", "nested-cgroup-level");
+	strcpy(text + n, "\n");
+	put_file("21/cgroup", text);
+	put_link("21/exe", "/usr/bin/deep");
+	fresh(&pi);
+	CHECK(procinfo_read(root, 21, &pi) == 0);
+	CHECK(pi.uid == 1000 && pi.gid == 100);
+	CHECK_STREQ(pi.exe, "/usr/bin/deep");
+	CHECK_STREQ(pi.cgroup, "");
+	free(text);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s/21'", root);
+	CHECK(system(cmd) == 0);
+}
+
 struct pid_list {
 	int n, stop_after;
 	pid_t pid[16];
@@ -797,6 +829,7 @@ int main(void)
 	RUN(read_fake_failures);
 	RUN(for_each_fake_pid);
 	RUN(read_fake_long_status);
+	RUN(read_fake_long_cgroup);
 	remove_tree();
 	RUN(read_live_self);
 	RUN(read_live_missing_pid);

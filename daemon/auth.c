@@ -212,7 +212,10 @@ static int parse_ids(const char *line, unsigned long v[4])
 	return 0;
 }
 
-/* The CapPrm: line; every capability when it is missing or unreadable. */
+/* The CapPrm: line; every capability when it is missing or unreadable,
+ * or cut short: the kernel ends it with a newline, and a status longer
+ * than the buffer read (many groups come before it) may end inside it,
+ * where "0000" would read as no capability at all. */
 static uint64_t parse_cap_prm(const char *text)
 {
 	const char *l = strstr(text, "\nCapPrm:");
@@ -228,7 +231,7 @@ static uint64_t parse_cap_prm(const char *text)
 		return UINT64_MAX;
 	errno = 0;
 	v = strtoull(l, &end, 16);
-	return errno || (*end != '\n' && *end != 0) ? UINT64_MAX : (uint64_t)v;
+	return errno || *end != '\n' ? UINT64_MAX : (uint64_t)v;
 }
 
 int auth_parse_status(const char *text, struct auth_creds *ret)

@@ -46,6 +46,9 @@ static void parse_status_reads_every_id(void)
 	CHECK(c.cap_prm == 0);
 	CHECK(auth_parse_status("Uid:\t1\t1\t1\t1\nGid:\t1\t1\t1\t1\nCapPrm:\tzz\n", &c) == 0);
 	CHECK(c.cap_prm == UINT64_MAX);
+	/* A status cut inside the line (longer than the read): not "none". */
+	CHECK(auth_parse_status("Uid:\t1\t1\t1\t1\nGid:\t1\t1\t1\t1\nCapPrm:\t0000", &c) == 0);
+	CHECK(c.cap_prm == UINT64_MAX);
 }
 
 /* ptrace_may_access(PTRACE_MODE_READ_REALCREDS) as the kernel does it. */

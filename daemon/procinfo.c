@@ -361,11 +361,12 @@ static int read_all(int dirfd, char *buf, size_t size, struct procinfo *info)
 		return cut ? -EFBIG : r;
 	if (procinfo_parse_tgid(buf, &info->tgid) < 0)
 		info->tgid = 0; /* not known: callers look it up when they need it */
-	/* A cgroup path too long to print (kernels refuse one over PATH_MAX
-	 * with ENAMETOOLONG) or to keep is no path at all: no MatchCgroup=
-	 * word matches it (coreschedd.conf(5)), and what the other files say
-	 * still counts. An unreadable process would escape every rule, and a
-	 * user may nest cgroups in a delegated subtree. */
+	/* A cgroup path the kernel will not print (ENAMETOOLONG; the kernels
+	 * here cut it at 4095 characters instead) or too long to keep is no
+	 * path at all: no MatchCgroup= word matches it (coreschedd.conf(5)),
+	 * and what the other files say still counts. An unreadable process
+	 * would escape every rule, and a user may nest cgroups in a delegated
+	 * subtree. */
 	r = read_text(dirfd, "cgroup", buf, size);
 	if (r == 0)
 		r = procinfo_parse_cgroup(buf, info->cgroup, sizeof(info->cgroup));

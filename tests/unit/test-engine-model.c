@@ -105,6 +105,7 @@ struct fproc {
 	unsigned parent_requests; /* requests on its parent since its fork, before the fork was taken */
 	uint64_t cpu_ns;  /* what schedstat would say: the scenario tests set it */
 	sc_cookie cpu_read_cookie; /* its cookie when the daemon last read cpu_ns */
+	bool no_cgroup;   /* its cgroup path is too long to read: procinfo says "" */
 };
 
 /* The daemon writes children and sticky members to its state file once a
@@ -230,7 +231,7 @@ static int fk_read(void *u, pid_t pid, struct procinfo *ret)
 	ret->gid = p->uid;
 	snprintf(ret->comm, sizeof(ret->comm), "%s", p->comm);
 	snprintf(ret->exe, sizeof(ret->exe), "%s", p->exe);
-	snprintf(ret->cgroup, sizeof(ret->cgroup), "/user.slice");
+	snprintf(ret->cgroup, sizeof(ret->cgroup), "%s", p->no_cgroup ? "" : "/user.slice");
 	ret->state = p->th[0].alive ? 'S' : 'Z';
 	return 0;
 }
@@ -1805,6 +1806,31 @@ static void scenario_done(void)
 	rmdir(scen_dir);
 }
 
+/* Two processes whose cgroups are too long to read, placed in a
+ * Per=cgroup group without a key name: they share no cookie (their
+ * cgroups may be two users' or two containers'). */
+static void test_per_cgroup_unread_cgroup(void)
+{
+	struct fproc *a, *b;
+
+	e = scenario("[Group pc]\nMatchCgroup=/machine.slice\nPer=cgroup\n");
+	if (!e)
+		return;
+	a = spawn("/bin/sh", 1000);
+	b = spawn("/bin/sh", 1001);
+	CHECK(a && b);
+	if (!a || !b)
+		return;
+	a->no_cgroup = b->no_cgroup = true;
+	deliver(n_events);
+	CHECK(engine_assign(e, a->pid, "pc", NULL, ORIGIN_ASSIGN) == 0);
+	CHECK(engine_assign(e, b->pid, "pc", NULL, ORIGIN_ASSIGN) == 0);
+	CHECK(cookie_of(a) != 0 && cookie_of(b) != 0 && cookie_of(a) != cookie_of(b));
+	CHECK(engine_task(e, a->pid) && engine_task(e, b->pid) &&
+	      engine_task(e, a->pid)->key != engine_task(e, b->pid)->key);
+	e = engine_free(e);
+}
+
 /* The daemon's loop (methods_setup's source): root's placement, made in
  * one pass of the loop as a control call makes it, is in the state file
  * once that pass ends and before the loop waits again, not a tick later. */
@@ -2566,6 +2592,7 @@ int main(void)
 	RUN(test_fork_race_then_helper);
 	RUN(test_helper_started_while_down);
 	RUN(test_root_placement_written_in_its_pass);
+	RUN(test_per_cgroup_unread_cgroup);
 	RUN(test_reused_pid_exec_before_clear);
 	RUN(test_fork_event_of_reused_pid);
 	RUN(test_join_without_holder);

@@ -6,8 +6,10 @@
 #include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -229,9 +231,46 @@ static void bucket_charges_and_refills(void)
 	CHECK(auth_bucket_take(&b, 1, 50, 100, t + 20000) == 0);
 }
 
+/* A target in hundreds of groups: its status's Groups: line runs past
+ * the first pages, CapPrm: comes after it, and is still read (an empty
+ * set here). A status cut inside CapPrm: still reads as every one. */
+static void read_creds_after_long_groups(void)
+{
+	char dir[] = "/tmp/cs-auth-XXXXXX", path[128];
+	struct auth_creds c = { 0 };
+	FILE *f;
+
+	CHECK(mkdtemp(dir) != NULL);
+	snprintf(path, sizeof(path), "%s/42", dir);
+	CHECK(mkdir(path, 0755) == 0);
+	snprintf(path, sizeof(path), "%s/42/status", dir);
+	f = fopen(path, "w");
+	CHECK(f != NULL);
+	if (!f)
+		return;
+	fputs("Name:\tw\nUid:\t1000\t1000\t1000\t1000\nGid:\t1000\t1000\t1000\t1000\nGroups:\t", f);
+	for (int g = 100000; g < 103000; g++)
+		fprintf(f, "%d ", g);
+	fputs("\nNSpid:\t42\nCapInh:\t0000000000000000\nCapPrm:\t0000000000000000\nCapEff:\t0000000000000000\n", f);
+	CHECK(fclose(f) == 0);
+	CHECK(auth_read_creds(dir, 42, &c) == 0);
+	CHECK(c.uid[0] == 1000 && c.gid[2] == 1000 && c.cap_prm == 0);
+	f = fopen(path, "w");
+	if (f) {
+		fputs("Uid:\t1000\t1000\t1000\t1000\nGid:\t1000\t1000\t1000\t1000\nCapPrm:\t0000", f);
+		fclose(f);
+	}
+	CHECK(auth_read_creds(dir, 42, &c) == 0 && c.cap_prm == UINT64_MAX);
+	unlink(path);
+	snprintf(path, sizeof(path), "%s/42", dir);
+	rmdir(path);
+	rmdir(dir);
+}
+
 int main(void)
 {
 	RUN(parse_status_reads_every_id);
+	RUN(read_creds_after_long_groups);
 	RUN(kernel_credential_test);
 	RUN(supplementary_groups_count);
 	if (geteuid() == 0)

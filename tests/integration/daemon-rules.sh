@@ -66,19 +66,22 @@ expect_distinct per-user-not-build "$(cookie $u1)" "$(cookie $b1)"
 # A cgroup path too long for the kernel to print (over PATH_MAX: nested
 # one level at a time, as a user can in a delegated subtree) does not make
 # the process unreadable: the rules on its program and user still place it.
+# 22 levels of 200 characters, made in two halves: no path handed to a
+# system call (nor the shell's cd) may be that long. The process moves
+# itself from the half-way cgroup, then drops to uid 1000 and runs the
+# worker (the busybox image has no pgrep: $! is the worker).
 deep=$(printf 'd%.0s' $(seq 200))
-(
-	cd /sys/fs/cgroup || exit 1
-	for i in $(seq 22); do mkdir "$deep" && cd "$deep" || exit 1; done
-	cs-runas 1000 1000 sh -c "echo \$\$ > cgroup.procs && exec $BIN/uworker 1"
-) &
-ud=$!
-cleanup_pids="$cleanup_pids $ud"
-sleep 0.5
-udp=$(pgrep -f "^$BIN/uworker 1" -n -u 1000)
+half=$deep
+for i in $(seq 10); do half=$half/$deep; done
+mkdir -p "/sys/fs/cgroup/$half" && (cd "/sys/fs/cgroup/$half" && mkdir -p "$half") ||
+	echo "  deep cgroup: could not make the nested cgroups"
+(cd "/sys/fs/cgroup/$half" &&
+	exec sh -c "echo \$\$ > '$half/cgroup.procs' && exec cs-runas 1000 1000 $BIN/uworker 1") &
+udp=$!
 cleanup_pids="$cleanup_pids $udp"
+sleep 0.5
 if cat /proc/$udp/cgroup > /dev/null 2>&1; then
-	echo "  deep cgroup: the kernel prints the cgroup of $udp ($(wc -c < /proc/$udp/cgroup) bytes)"
+	echo "  deep cgroup: the kernel prints the cgroup of $udp cut short ($(wc -c < /proc/$udp/cgroup) bytes)"
 else
 	echo "  deep cgroup: the kernel refuses to print the cgroup of $udp ($(cat /proc/$udp/cgroup 2>&1 >/dev/null))"
 fi

@@ -274,12 +274,56 @@ static void read_userns(const char *proc_root, pid_t pid, struct auth_creds *c)
 	close(fd);
 }
 
+/* The status lines auth_parse_status() reads, each whole, from a status
+ * of any length: its Groups: line alone can run to hundreds of KiB (the
+ * kernel allows 65536 groups), and a read of the first few KiB would end
+ * before CapPrm: for a user in a few hundred groups, who could then never
+ * be judged to hold no capabilities. Other lines are skipped unread. */
+#define STATUS_READ_MAX (4u << 20)
+
+static bool wanted_line(const char *l, size_t n)
+{
+	return (n >= 4 && (memcmp(l, "Uid:", 4) == 0 || memcmp(l, "Gid:", 4) == 0)) ||
+	       (n >= 7 && memcmp(l, "CapPrm:", 7) == 0);
+}
+
+static int read_status_lines(int fd, char *out, size_t size)
+{
+	char chunk[4096], line[256];
+	size_t used = 0, len = 0, total = 0;
+	bool skip = false; /* inside a line too long to be one we want */
+	ssize_t n;
+
+	out[0] = '\0';
+	while ((n = read(fd, chunk, sizeof(chunk))) > 0 && (total += (size_t)n) <= STATUS_READ_MAX)
+		for (ssize_t i = 0; i < n; i++) {
+			if (chunk[i] != '\n') {
+				if (len < sizeof(line))
+					line[len++] = chunk[i];
+				else
+					skip = true;
+				continue;
+			}
+			if (!skip && wanted_line(line, len) && used + len + 2 < size) {
+				out[used++] = '\n'; /* so that each reads as "\nUid:" */
+				memcpy(out + used, line, len);
+				used += len;
+				out[used] = '\0';
+			}
+			len = 0;
+			skip = false;
+		}
+	if (n < 0)
+		return -errno;
+	/* A last line without its newline is left out: cut short. */
+	return 0;
+}
+
 int auth_read_creds(const char *proc_root, pid_t pid, struct auth_creds *ret)
 {
-	char path[256], buf[4096];
+	char path[256], buf[1024];
 	struct auth_creds c;
 	struct stat st;
-	ssize_t n;
 	int fd, r;
 
 	snprintf(path, sizeof(path), "%s/%d/status", proc_root, (int)pid);
@@ -288,12 +332,14 @@ int auth_read_creds(const char *proc_root, pid_t pid, struct auth_creds *ret)
 		return errno == ENOENT ? -ESRCH : -errno;
 	/* The kernel gives a non-dumpable task's files (not its directory,
 	 * which stays the euid's for ps) to root. */
-	n = fstat(fd, &st) < 0 ? -1 : read(fd, buf, sizeof(buf) - 1);
-	r = n < 0 ? -errno : 0;
+	r = fstat(fd, &st) < 0 ? -errno : read_status_lines(fd, buf, sizeof(buf));
 	close(fd);
 	if (r < 0)
 		return r == -ENOENT ? -ESRCH : r;
-	buf[n] = 0;
+	/* Each kept line ends where the next begins: the parser wants the
+	 * CapPrm: value's newline. */
+	if (strlen(buf) + 1 < sizeof(buf))
+		strcat(buf, "\n");
 	r = auth_parse_status(buf, &c);
 	if (r < 0)
 		return r;

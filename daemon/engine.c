@@ -173,7 +173,15 @@ void engine_key_name_for(const struct group *g, const struct task *t, char *buf,
 {
 	switch (g->per) {
 	case PER_USER: snprintf(buf, size, "%u", (unsigned)t->uid); break;
-	case PER_CGROUP: snprintf(buf, size, "%s", t->cgroup ? t->cgroup : ""); break;
+	case PER_CGROUP:
+		/* A cgroup too long to read (procinfo leaves it "") names no
+		 * key: every such process in one would share a cookie across
+		 * users and containers. A key of its own instead. */
+		if (t->cgroup && *t->cgroup)
+			snprintf(buf, size, "%s", t->cgroup);
+		else
+			engine_process_key_name(t, buf, size);
+		break;
 	case PER_PROCESS: engine_process_key_name(t, buf, size); break;
 	default: buf[0] = 0; break;
 	}
@@ -282,7 +290,7 @@ static bool name_fits(const struct group *g, const char *name)
 	case PER_GROUP: return !*name;
 	case PER_USER: return *name && strspn(name, "0123456789") == strlen(name);
 	case PER_PROCESS: return strchr(name, ':') != NULL;
-	default: return *name == '/';
+	default: return *name == '/' || strchr(name, ':') != NULL; /* a process's own, for want of a cgroup */
 	}
 }
 

@@ -156,7 +156,8 @@ static void remember(const struct task *t, pid_t caller)
 	if (!t || !t->key || !t->cgroup || !*t->cgroup || strcmp(t->cgroup, "/") == 0)
 		return;
 	pi = malloc(sizeof(*pi));
-	if (pi && procinfo_read("/proc", caller, pi) >= 0 && !containers_within(pi->cgroup, t->cgroup) &&
+	/* The caller's cgroup unread ("": too long) may lie under t's. */
+	if (pi && procinfo_read("/proc", caller, pi) >= 0 && *pi->cgroup && !containers_within(pi->cgroup, t->cgroup) &&
 	    (r = containers_remember(t->cgroup, t->key->group, t->key->name)) < 0)
 		/* The container keeps its cookie; only a later `runc exec`
 		 * into it goes unrecognised. */

@@ -834,10 +834,12 @@ const char *methods_state_file(const char *socket_path, bool dry_run)
 }
 
 /* After a pass of the loop that changed recorded placements: one write
- * for all of them. A post source runs after every pass while it is on,
- * at the price of another turn of the loop: it is on only while the file
- * is behind (ONESHOT: it turns itself off). */
-static int on_post(sd_event_source *s, void *userdata)
+ * for all of them, before the loop waits again. A defer source, off until
+ * the file falls behind and ONESHOT: a post source enabled during a pass
+ * would not run after it (sd-event marks post sources pending before the
+ * pass's callback runs, and only those already on), but after the next
+ * one, which may be the tick a second later. */
+static int on_flush(sd_event_source *s, void *userdata)
 {
 	struct daemon *d = userdata;
 
@@ -875,7 +877,7 @@ int methods_setup(struct daemon *d, const char *socket_path)
 	r = engine_set_state_file(d->engine, methods_state_file(socket_path, d->dry_run));
 	if (r < 0)
 		return r;
-	r = sd_event_add_post(d->event, &d->flush_source, on_post, d);
+	r = sd_event_add_defer(d->event, &d->flush_source, on_flush, d);
 	if (r < 0)
 		return r;
 	r = sd_event_source_set_enabled(d->flush_source, SD_EVENT_OFF);

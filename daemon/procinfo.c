@@ -201,7 +201,10 @@ int procinfo_parse_cgroup(const char *text, char *ret_path, size_t size)
 			len = strcspn(path, "\n");
 			if (len == 0 || path[0] != '/')
 				return -EBADMSG;
-			if (len >= size)
+			/* PATH_MAX - 1 characters is also what the kernel
+			 * prints of any longer path, cut without a word
+			 * (kernfs_path_from_node): not a path to trust. */
+			if (len >= size || len >= PATH_MAX - 1)
 				return -ENAMETOOLONG;
 			memcpy(ret_path, path, len);
 			ret_path[len] = '\0';
@@ -361,12 +364,12 @@ static int read_all(int dirfd, char *buf, size_t size, struct procinfo *info)
 		return cut ? -EFBIG : r;
 	if (procinfo_parse_tgid(buf, &info->tgid) < 0)
 		info->tgid = 0; /* not known: callers look it up when they need it */
-	/* A cgroup path the kernel will not print (ENAMETOOLONG; the kernels
-	 * here cut it at 4095 characters instead) or too long to keep is no
-	 * path at all: no MatchCgroup= word matches it (coreschedd.conf(5)),
-	 * and what the other files say still counts. An unreadable process
-	 * would escape every rule, and a user may nest cgroups in a delegated
-	 * subtree. */
+	/* A cgroup path too long to print (kernels cut one over PATH_MAX to
+	 * PATH_MAX - 1 characters, or refuse it with ENAMETOOLONG when a
+	 * cgroup namespace's "/.." overflows) or to keep is no path at all: no MatchCgroup=
+	 * word matches it (coreschedd.conf(5)), and what the other files say
+	 * still counts. An unreadable process would escape every rule, and a
+	 * user may nest cgroups in a delegated subtree. */
 	r = read_text(dirfd, "cgroup", buf, size);
 	if (r == 0)
 		r = procinfo_parse_cgroup(buf, info->cgroup, sizeof(info->cgroup));

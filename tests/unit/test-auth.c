@@ -4,10 +4,14 @@
  * the cost buckets. */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -140,6 +144,43 @@ static void many_supplementary_groups_all_count(void)
 	CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
 }
 
+/* The same on a real process: uid 1000 in 2000 groups, no capabilities.
+ * Its status runs to about 14 KiB before CapPrm:. */
+static void real_target_in_many_groups_holds_no_capabilities(void)
+{
+	static gid_t gids[2000];
+	struct auth_creds c = { 0 };
+	int fds[2], status;
+	pid_t pid;
+	char b = 0;
+
+	for (size_t i = 0; i < sizeof(gids) / sizeof(gids[0]); i++)
+		gids[i] = (gid_t)(100000 + i);
+	CHECK(pipe(fds) == 0);
+	pid = fork();
+	if (pid == 0) {
+		close(fds[0]);
+		/* dumpable again after the change of credentials, as a login's processes are */
+		if (setgroups(sizeof(gids) / sizeof(gids[0]), gids) < 0 || setgid(1000) < 0 || setuid(1000) < 0 ||
+		    prctl(PR_SET_DUMPABLE, 1) < 0)
+			_exit(1);
+		if (write(fds[1], "x", 1) != 1)
+			_exit(1);
+		pause();
+		_exit(0);
+	}
+	close(fds[1]);
+	CHECK(pid > 0 && read(fds[0], &b, 1) == 1);
+	CHECK(pid > 0 && auth_read_creds("/proc", pid, &c) == 0);
+	CHECK(c.uid[0] == 1000 && c.uid[1] == 1000 && c.gid[0] == 1000 && c.cap_prm == 0);
+	CHECK(auth_may_act_on(1000, 1000, &c) == 0);
+	close(fds[0]);
+	if (pid > 0) {
+		kill(pid, SIGKILL);
+		waitpid(pid, &status, 0);
+	}
+}
+
 static void explicit_placements_of_others_are_kept(void)
 {
 	struct key k = { .group = "g", .name = "" };
@@ -229,15 +270,56 @@ static void bucket_charges_and_refills(void)
 	CHECK(auth_bucket_take(&b, 1, 50, 100, t + 20000) == 0);
 }
 
+/* A target in hundreds of groups: its status's Groups: line runs past
+ * the first pages, CapPrm: comes after it, and is still read (an empty
+ * set here). A status cut inside CapPrm: still reads as every one. */
+static void read_creds_after_long_groups(void)
+{
+	char dir[] = "/tmp/cs-auth-XXXXXX", path[128];
+	struct auth_creds c = { 0 };
+	FILE *f;
+
+	CHECK(mkdtemp(dir) != NULL);
+	snprintf(path, sizeof(path), "%s/42", dir);
+	CHECK(mkdir(path, 0755) == 0);
+	snprintf(path, sizeof(path), "%s/42/status", dir);
+	f = fopen(path, "w");
+	CHECK(f != NULL);
+	if (!f)
+		return;
+	fputs("Name:\tw\nUid:\t1000\t1000\t1000\t1000\nGid:\t1000\t1000\t1000\t1000\nGroups:\t", f);
+	for (int g = 100000; g < 103000; g++)
+		fprintf(f, "%d ", g);
+	fputs("\nNSpid:\t42\nCapInh:\t0000000000000000\nCapPrm:\t0000000000000000\nCapEff:\t0000000000000000\n", f);
+	CHECK(fclose(f) == 0);
+	CHECK(auth_read_creds(dir, 42, &c) == 0);
+	CHECK(c.uid[0] == 1000 && c.gid[2] == 1000 && c.cap_prm == 0);
+	f = fopen(path, "w");
+	if (f) {
+		fputs("Uid:\t1000\t1000\t1000\t1000\nGid:\t1000\t1000\t1000\t1000\nCapPrm:\t0000", f);
+		fclose(f);
+	}
+	CHECK(auth_read_creds(dir, 42, &c) == 0 && c.cap_prm == UINT64_MAX);
+	unlink(path);
+	snprintf(path, sizeof(path), "%s/42", dir);
+	rmdir(path);
+	rmdir(dir);
+}
+
 int main(void)
 {
 	RUN(parse_status_reads_every_id);
+	RUN(read_creds_after_long_groups);
 	RUN(kernel_credential_test);
 	RUN(supplementary_groups_count);
 	if (geteuid() == 0)
 		RUN(many_supplementary_groups_all_count);
 	else
 		printf("SKIP: unit/many_supplementary_groups_all_count: needs root to set the groups\n");
+	if (geteuid() == 0)
+		RUN(real_target_in_many_groups_holds_no_capabilities);
+	else
+		printf("SKIP: unit/real_target_in_many_groups_holds_no_capabilities: needs root to set the groups\n");
 	RUN(explicit_placements_of_others_are_kept);
 	RUN(every_method_is_classified);
 	RUN(admission_reserves_slots_for_the_privileged);

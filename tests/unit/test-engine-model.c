@@ -36,6 +36,7 @@
  * pid. Seeds and step numbers are printed, so any failure replays. */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <sys/eventfd.h>
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -46,9 +47,11 @@
 
 #include "auth.h"
 #include "conf.h"
+#include "daemon.h"
 #include "engine-internal.h"
 #include "fixture.h"
 #include "log.h"
+#include "methods.h"
 #include "state.h"
 #include "unit.h"
 
@@ -102,6 +105,7 @@ struct fproc {
 	unsigned parent_requests; /* requests on its parent since its fork, before the fork was taken */
 	uint64_t cpu_ns;  /* what schedstat would say: the scenario tests set it */
 	sc_cookie cpu_read_cookie; /* its cookie when the daemon last read cpu_ns */
+	bool no_cgroup;   /* its cgroup path is too long to read: procinfo says "" */
 };
 
 /* The daemon writes children and sticky members to its state file once a
@@ -227,7 +231,7 @@ static int fk_read(void *u, pid_t pid, struct procinfo *ret)
 	ret->gid = p->uid;
 	snprintf(ret->comm, sizeof(ret->comm), "%s", p->comm);
 	snprintf(ret->exe, sizeof(ret->exe), "%s", p->exe);
-	snprintf(ret->cgroup, sizeof(ret->cgroup), "/user.slice");
+	snprintf(ret->cgroup, sizeof(ret->cgroup), "%s", p->no_cgroup ? "" : "/user.slice");
 	ret->state = p->th[0].alive ? 'S' : 'Z';
 	return 0;
 }
@@ -1802,6 +1806,88 @@ static void scenario_done(void)
 	rmdir(scen_dir);
 }
 
+/* Two processes whose cgroups are too long to read, placed in a
+ * Per=cgroup group without a key name: they share no cookie (their
+ * cgroups may be two users' or two containers'). */
+static void test_per_cgroup_unread_cgroup(void)
+{
+	struct fproc *a, *b;
+
+	e = scenario("[Group pc]\nMatchCgroup=/machine.slice\nPer=cgroup\n");
+	if (!e)
+		return;
+	a = spawn("/bin/sh", 1000);
+	b = spawn("/bin/sh", 1001);
+	CHECK(a && b);
+	if (!a || !b)
+		return;
+	a->no_cgroup = b->no_cgroup = true;
+	deliver(n_events);
+	CHECK(engine_assign(e, a->pid, "pc", NULL, ORIGIN_ASSIGN) == 0);
+	CHECK(engine_assign(e, b->pid, "pc", NULL, ORIGIN_ASSIGN) == 0);
+	CHECK(cookie_of(a) != 0 && cookie_of(b) != 0 && cookie_of(a) != cookie_of(b));
+	CHECK(engine_task(e, a->pid) && engine_task(e, b->pid) &&
+	      engine_task(e, a->pid)->key != engine_task(e, b->pid)->key);
+	e = engine_free(e);
+}
+
+/* The daemon's loop (methods_setup's source): root's placement, made in
+ * one pass of the loop as a control call makes it, is in the state file
+ * once that pass ends and before the loop waits again, not a tick later. */
+static char placed_line[24]; /* "PID ": how the placement's line begins */
+
+static int on_placement_request(sd_event_source *s, int fd, uint32_t revents, void *userdata)
+{
+	struct daemon *d = userdata;
+	struct fproc *m = spawn("/bin/sh", 1000);
+	eventfd_t v;
+
+	(void)s;
+	(void)revents;
+	(void)eventfd_read(fd, &v);
+	CHECK(m && engine_assign(d->engine, m->pid, "manual", NULL, ORIGIN_ASSIGN) == 0);
+	snprintf(placed_line, sizeof(placed_line), "%d ", m ? m->pid : -1);
+	return 0;
+}
+
+static void test_root_placement_written_in_its_pass(void)
+{
+	struct daemon d = { .procmon_fd = -1 };
+	sd_event_source *req = NULL;
+	char sock[128], path[160], line[512];
+	bool found = false;
+	FILE *f;
+	int efd;
+
+	d.engine = scenario_with_state("[Group manual]\n");
+	if (!d.engine)
+		return;
+	e = d.engine;
+	snprintf(sock, sizeof(sock), "%s/sock", scen_dir);
+	snprintf(path, sizeof(path), "%s/coreschedd.state", scen_dir);
+	efd = eventfd(1, EFD_NONBLOCK | EFD_CLOEXEC);
+	CHECK(efd >= 0 && sd_event_new(&d.event) >= 0);
+	CHECK(methods_setup(&d, sock) >= 0);
+	CHECK(sd_event_add_io(d.event, &req, efd, EPOLLIN, on_placement_request, &d) >= 0);
+	for (int i = 0; i < 4; i++) /* the request's pass, then what the loop owes before it waits */
+		(void)sd_event_run(d.event, 0);
+	f = fopen(path, "r");
+	while (f && fgets(line, sizeof(line), f))
+		found |= strncmp(line, placed_line, strlen(placed_line)) == 0;
+	if (f)
+		fclose(f);
+	if (!found)
+		fprintf(stderr, "  %s: no line for pid %s\n", path, placed_line);
+	CHECK(found);
+	sd_event_source_disable_unref(req);
+	methods_finalize(&d);
+	close(efd);
+	unlink(path);
+	unlink(sock);
+	sd_event_unref(d.event);
+	scenario_done();
+}
+
 /* While no daemon runs, a member forks before it is tagged and the child
  * runs a helper: the new daemon finds the helper under its tagged parent
  * and puts it in the parent's key. A child the old daemon had judged (a
@@ -2505,6 +2591,8 @@ int main(void)
 	RUN(test_cleared_parent_gone_before_fork_event);
 	RUN(test_fork_race_then_helper);
 	RUN(test_helper_started_while_down);
+	RUN(test_root_placement_written_in_its_pass);
+	RUN(test_per_cgroup_unread_cgroup);
 	RUN(test_reused_pid_exec_before_clear);
 	RUN(test_fork_event_of_reused_pid);
 	RUN(test_join_without_holder);

@@ -244,6 +244,22 @@ static void parse_cgroup_rejects(void)
 	CHECK(procinfo_parse_cgroup("0::/\n", path, 0) == -EINVAL);
 }
 
+/* The kernel prints a cgroup path longer than PATH_MAX - 1 cut to exactly
+ * that length, without an error: such a path may be no real cgroup's. */
+static void parse_cgroup_cut_by_kernel(void)
+{
+	static char text[PATH_MAX + 8], path[PATH_MAX + 8];
+	size_t n = (size_t)sprintf(text, "0::");
+
+	for (; n < 3 + PATH_MAX - 1; n++)
+		text[n] = n % 201 == 3 ? '/' : 'd';
+	text[n] = '\0';
+	CHECK(strlen(text) == 3 + PATH_MAX - 1);
+	CHECK(procinfo_parse_cgroup(text, path, sizeof(path)) == -ENAMETOOLONG);
+	text[n - 1] = '\n'; /* one shorter: a real path */
+	CHECK(procinfo_parse_cgroup(text, path, sizeof(path)) == PATH_MAX - 2);
+}
+
 /* ---- a fake tree ------------------------------------------------------------ */
 
 static char root[64];
@@ -822,6 +838,7 @@ int main(void)
 	RUN(ticks_of_boot_ns);
 	RUN(parse_cgroup_lines);
 	RUN(parse_cgroup_rejects);
+	RUN(parse_cgroup_cut_by_kernel);
 	make_tree();
 	RUN(read_fake_process);
 	RUN(read_fake_kernel_thread);

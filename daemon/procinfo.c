@@ -203,8 +203,18 @@ int procinfo_parse_cgroup(const char *text, char *ret_path, size_t size)
 				return -EBADMSG;
 			/* PATH_MAX - 1 characters is also what the kernel
 			 * prints of any longer path, cut without a word
-			 * (kernfs_path_from_node): not a path to trust. */
-			if (len >= size || len >= PATH_MAX - 1)
+			 * (kernfs_path_from_node): its last name may be cut,
+			 * the names before it are whole. The deepest whole
+			 * one is the task's cgroup as far as it can be known:
+			 * a word matching one of its ancestors (a container
+			 * a user nests cgroups in) still matches. */
+			if (len >= PATH_MAX - 1) {
+				while (len > 1 && path[len - 1] != '/')
+					len--;
+				if (len > 1)
+					len--; /* the '/' before the cut name */
+			}
+			if (len >= size)
 				return -ENAMETOOLONG;
 			memcpy(ret_path, path, len);
 			ret_path[len] = '\0';
@@ -364,12 +374,13 @@ static int read_all(int dirfd, char *buf, size_t size, struct procinfo *info)
 		return cut ? -EFBIG : r;
 	if (procinfo_parse_tgid(buf, &info->tgid) < 0)
 		info->tgid = 0; /* not known: callers look it up when they need it */
-	/* A cgroup path too long to print (kernels cut one over PATH_MAX to
-	 * PATH_MAX - 1 characters, or refuse it with ENAMETOOLONG when a
-	 * cgroup namespace's "/.." overflows) or to keep is no path at all: no MatchCgroup=
-	 * word matches it (coreschedd.conf(5)), and what the other files say
-	 * still counts. An unreadable process would escape every rule, and a
-	 * user may nest cgroups in a delegated subtree. */
+	/* A cgroup path the kernel refuses to print (ENAMETOOLONG, when a
+	 * cgroup namespace's "/.." overflows; a long path it cuts, and
+	 * procinfo_parse_cgroup keeps its whole names) or too long to keep is
+	 * no path at all: no MatchCgroup= word matches it (coreschedd.conf(5)),
+	 * and what the other files say still counts. An unreadable process
+	 * would escape every rule, and a user may nest cgroups in a delegated
+	 * subtree. */
 	r = read_text(dirfd, "cgroup", buf, size);
 	if (r == 0)
 		r = procinfo_parse_cgroup(buf, info->cgroup, sizeof(info->cgroup));

@@ -76,10 +76,25 @@ deep=$(printf 'd%.0s' $(seq 200))
 ) &
 udp=$!
 cleanup_pids="$cleanup_pids $udp"
-sleep 0.5
+runs() { [ "$(readlink /proc/$1/exe)" = "$2" ]; }
+wait_for runs $udp $BIN/uworker
 echo "  deep cgroup: the kernel prints $(wc -c < /proc/$udp/cgroup 2>&1) bytes of /proc/$udp/cgroup"
 settles "$udp" "$(cookie $u1)"
 expect per-user-deep-cgroup "$(cookie $udp)" "$(cookie $u1)"
+# Nested as deep inside a tenant's cgroup: the kernel cuts the path, and
+# its whole names still say the tenant (MatchCgroup=/tenants/*, Per=cgroup).
+(
+	cd /sys/fs/cgroup/tenants/a || exit 1
+	for i in $(seq 19); do mkdir "$deep" && cd "$deep" || exit 1; done
+	mkdir -p "$deep/$deep/$deep" || exit 1
+	exec sh -c "echo \$\$ > $deep/$deep/$deep/cgroup.procs && exec $BIN/tworker 1"
+) &
+tdp=$!
+cleanup_pids="$cleanup_pids $tdp"
+wait_for runs $tdp $BIN/tworker
+echo "  deep cgroup in a tenant: the kernel prints $(wc -c < /proc/$tdp/cgroup 2>&1) bytes of /proc/$tdp/cgroup"
+settles "$tdp" "$(cookie $ta1)"
+expect per-cgroup-deep-in-tenant "$(cookie $tdp)" "$(cookie $ta1)"
 
 expect_set per-cgroup-set "$(cookie $ta1)"
 expect per-cgroup-same-cgroup "$(cookie $ta0)" "$(cookie $ta1)"

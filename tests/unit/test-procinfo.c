@@ -255,9 +255,17 @@ static void parse_cgroup_cut_by_kernel(void)
 		text[n] = n % 201 == 3 ? '/' : 'd';
 	text[n] = '\0';
 	CHECK(strlen(text) == 3 + PATH_MAX - 1);
-	CHECK(procinfo_parse_cgroup(text, path, sizeof(path)) == -ENAMETOOLONG);
+	/* Cut: the deepest whole name before the cut one, a real ancestor. */
+	CHECK(procinfo_parse_cgroup(text, path, sizeof(path)) == (int)(strrchr(text, '/') - text) - 3);
+	CHECK(path[0] == '/' && strncmp(path, text + 3, strlen(path)) == 0);
+	CHECK(text[3 + strlen(path)] == '/');
 	text[n - 1] = '\n'; /* one shorter: a real path */
 	CHECK(procinfo_parse_cgroup(text, path, sizeof(path)) == PATH_MAX - 2);
+	/* One cut name under the root: the root. */
+	memset(text + 4, 'x', PATH_MAX - 2);
+	memcpy(text, "0::/", 4);
+	text[3 + PATH_MAX - 1] = '\0';
+	CHECK(procinfo_parse_cgroup(text, path, sizeof(path)) == 1 && strcmp(path, "/") == 0);
 }
 
 /* ---- a fake tree ------------------------------------------------------------ */

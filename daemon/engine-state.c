@@ -170,7 +170,7 @@ static void restore_container(struct engine *e, const struct task *t)
 {
 	size_t n;
 	void **v;
-	bool own = t->cgroup && *t->cgroup && strcmp(t->cgroup, "/") != 0;
+	bool own = t->cgroup && *t->cgroup && !t->cgroup_cut && strcmp(t->cgroup, "/") != 0;
 
 	v = own ? engine_snapshot(e->tasks, &n) : NULL;
 	for (size_t i = 0; v && own && i < n; i++) {

@@ -405,6 +405,7 @@ int table_upsert(struct engine *e, const struct procinfo *pi, uint64_t read_ns, 
 	t->leader_gone = pi->state == 'Z' || pi->state == 'X';
 	memcpy(t->comm, pi->comm, sizeof(t->comm));
 	t->comm[sizeof(t->comm) - 1] = '\0';
+	t->cgroup_cut = pi->cgroup_cut;
 	if (set_str(&t->exe, pi->exe, &changed) < 0 || set_str(&t->cgroup, pi->cgroup, &changed) < 0) {
 		t->read_ns = 0; /* not all of it is this read's: the next event reads again */
 		t->unsettled = true; /* the task stays, unsettled: the caller retries */
@@ -444,6 +445,7 @@ int table_add_child(struct engine *e, pid_t pid, uint64_t start, const struct ta
 	t->uid = like->uid;
 	t->gid = like->gid;
 	memcpy(t->comm, like->comm, sizeof(t->comm));
+	t->cgroup_cut = like->cgroup_cut;
 	if (set_str(&t->exe, like->exe ? like->exe : "", &changed) < 0 ||
 	    set_str(&t->cgroup, like->cgroup ? like->cgroup : "", &changed) < 0) {
 		table_drop(e, t);

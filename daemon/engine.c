@@ -174,10 +174,11 @@ void engine_key_name_for(const struct group *g, const struct task *t, char *buf,
 	switch (g->per) {
 	case PER_USER: snprintf(buf, size, "%u", (unsigned)t->uid); break;
 	case PER_CGROUP:
-		/* A cgroup too long to read (procinfo leaves it "") names no
-		 * key: every such process in one would share a cookie across
-		 * users and containers. A key of its own instead. */
-		if (t->cgroup && *t->cgroup)
+		/* A cgroup that could not be read (procinfo leaves it "") or
+		 * that the kernel cut (an ancestor stands for it) names no key:
+		 * every such process in one would share a cookie across users
+		 * and containers. A key of its own instead. */
+		if (t->cgroup && *t->cgroup && !t->cgroup_cut)
 			snprintf(buf, size, "%s", t->cgroup);
 		else
 			engine_process_key_name(t, buf, size);

@@ -53,6 +53,7 @@ struct task {
 	char comm[16];
 	char *exe;
 	char *cgroup;
+	bool cgroup_cut;     /* the kernel cut its path: cgroup is an ancestor of its own */
 	enum origin origin;
 	struct key *key;
 	sc_cookie cookie;    /* last read back from the kernel */

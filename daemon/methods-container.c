@@ -153,11 +153,15 @@ static void remember(const struct task *t, pid_t caller)
 	struct procinfo *pi;
 	int r;
 
-	if (!t || !t->key || !t->cgroup || !*t->cgroup || strcmp(t->cgroup, "/") == 0)
+	/* A cut path stands for an ancestor of the container's cgroup, which
+	 * its siblings share: not the container's to claim. */
+	if (!t || !t->key || !t->cgroup || !*t->cgroup || t->cgroup_cut || strcmp(t->cgroup, "/") == 0)
 		return;
 	pi = malloc(sizeof(*pi));
-	/* The caller's cgroup unread ("": too long) may lie under t's. */
-	if (pi && procinfo_read("/proc", caller, pi) >= 0 && *pi->cgroup && !containers_within(pi->cgroup, t->cgroup) &&
+	/* The caller's cgroup unread ("") or cut (an ancestor of its own) may
+	 * lie under t's. */
+	if (pi && procinfo_read("/proc", caller, pi) >= 0 && *pi->cgroup && !pi->cgroup_cut &&
+	    !containers_within(pi->cgroup, t->cgroup) &&
 	    (r = containers_remember(t->cgroup, t->key->group, t->key->name)) < 0)
 		/* The container keeps its cookie; only a later `runc exec`
 		 * into it goes unrecognised. */

@@ -188,9 +188,10 @@ int procinfo_parse_children(const char *text, procinfo_pid_fn fn, void *userdata
 	return 0;
 }
 
-int procinfo_parse_cgroup(const char *text, char *ret_path, size_t size)
+int procinfo_parse_cgroup(const char *text, char *ret_path, size_t size, bool *ret_cut)
 {
 	const char *p = text, *path;
+	bool cut = false;
 	size_t len;
 
 	if (!ret_path || size == 0)
@@ -209,6 +210,11 @@ int procinfo_parse_cgroup(const char *text, char *ret_path, size_t size)
 			 * a word matching one of its ancestors (a container
 			 * a user nests cgroups in) still matches. */
 			if (len >= PATH_MAX - 1) {
+				/* A path of a cgroup namespace's "/.." steps
+				 * names no ancestor of the task's cgroup. */
+				if (strncmp(path, "/..", 3) == 0)
+					return -ENAMETOOLONG;
+				cut = true;
 				while (len > 1 && path[len - 1] != '/')
 					len--;
 				if (len > 1)
@@ -218,6 +224,8 @@ int procinfo_parse_cgroup(const char *text, char *ret_path, size_t size)
 				return -ENAMETOOLONG;
 			memcpy(ret_path, path, len);
 			ret_path[len] = '\0';
+			if (ret_cut)
+				*ret_cut = cut;
 			return (int)(len > INT_MAX ? INT_MAX : len);
 		}
 		p = strchr(p, '\n');
@@ -227,6 +235,8 @@ int procinfo_parse_cgroup(const char *text, char *ret_path, size_t size)
 	}
 	/* No unified hierarchy: a cgroup v1-only system. */
 	ret_path[0] = '\0';
+	if (ret_cut)
+		*ret_cut = false;
 	return 0;
 }
 
@@ -383,7 +393,7 @@ static int read_all(int dirfd, char *buf, size_t size, struct procinfo *info)
 	 * subtree. */
 	r = read_text(dirfd, "cgroup", buf, size);
 	if (r == 0)
-		r = procinfo_parse_cgroup(buf, info->cgroup, sizeof(info->cgroup));
+		r = procinfo_parse_cgroup(buf, info->cgroup, sizeof(info->cgroup), &info->cgroup_cut);
 	if (r == -ENAMETOOLONG)
 		info->cgroup[0] = '\0';
 	else if (r < 0)
@@ -401,6 +411,7 @@ static void info_clear(struct procinfo *info)
 	info->gid = 0;
 	memset(info->comm, 0, sizeof(info->comm));
 	info->exe[0] = info->cgroup[0] = '\0';
+	info->cgroup_cut = false;
 	info->kernel_thread = 0;
 	info->state = '\0';
 }

@@ -20,6 +20,7 @@ struct procinfo {
 	char comm[16];        /* from stat (the parenthesised field; may hold ') ' and spaces) */
 	char exe[PROCINFO_PATH_MAX];    /* readlink of /proc/PID/exe; "" for kernel threads or when unreadable; " (deleted)" suffix stripped */
 	char cgroup[PROCINFO_PATH_MAX]; /* the "0::PATH" line of /proc/PID/cgroup */
+	bool cgroup_cut;      /* the kernel may have cut the path: cgroup is an ancestor of the task's */
 	int kernel_thread;    /* PF_KTHREAD set in stat flags (field 9), or ppid 2 / pid 2 */
 	char state;           /* of the leader (field 3): 'Z' when it exited, even if threads run on */
 };
@@ -55,8 +56,12 @@ int procinfo_parse_tgid(const char *text, pid_t *ret);
  * space; fn(pid) for each. -EBADMSG for anything else. */
 int procinfo_parse_children(const char *text, procinfo_pid_fn fn, void *userdata);
 /* The path of the v2 "0::" line and its length; "" and 0 when there is no
- * such line (cgroup v1 only); -ENAMETOOLONG when it does not fit size. */
-int procinfo_parse_cgroup(const char *text, char *ret_path, size_t size);
+ * such line (cgroup v1 only); -ENAMETOOLONG when it does not fit size, or
+ * when the kernel cut it (PATH_MAX - 1 characters) in a way that leaves no
+ * ancestor to tell (a "/.." of a cgroup namespace). A cut path gives its
+ * deepest ancestor the printed part holds whole, and *ret_cut (may be
+ * NULL) true. */
+int procinfo_parse_cgroup(const char *text, char *ret_path, size_t size, bool *ret_cut);
 
 /* Iterate the numeric entries of proc_root: fn(pid) for each; returns the
  * count or a negative errno. */

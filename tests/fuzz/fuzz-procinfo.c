@@ -73,7 +73,7 @@ static void check_cgroup(const char *text, size_t size)
 	if (!path)
 		return;
 	memset(path, 'x', size);
-	r = procinfo_parse_cgroup(text, path, size);
+	r = procinfo_parse_cgroup(text, path, size, NULL);
 	if (r > 0 && (path[0] != '/' || strlen(path) != (size_t)r))
 		abort();
 	if (r == 0 && path[0] != '\0')

@@ -106,6 +106,7 @@ struct fproc {
 	uint64_t cpu_ns;  /* what schedstat would say: the scenario tests set it */
 	sc_cookie cpu_read_cookie; /* its cookie when the daemon last read cpu_ns */
 	bool no_cgroup;   /* its cgroup path is too long to read: procinfo says "" */
+	bool cut_cgroup;  /* the kernel cut its path: procinfo says an ancestor, cut */
 };
 
 /* The daemon writes children and sticky members to its state file once a
@@ -231,7 +232,8 @@ static int fk_read(void *u, pid_t pid, struct procinfo *ret)
 	ret->gid = p->uid;
 	snprintf(ret->comm, sizeof(ret->comm), "%s", p->comm);
 	snprintf(ret->exe, sizeof(ret->exe), "%s", p->exe);
-	snprintf(ret->cgroup, sizeof(ret->cgroup), "%s", p->no_cgroup ? "" : "/user.slice");
+	snprintf(ret->cgroup, sizeof(ret->cgroup), "%s", p->no_cgroup ? "" : p->cut_cgroup ? "/machine.slice" : "/user.slice");
+	ret->cgroup_cut = p->cut_cgroup;
 	ret->state = p->th[0].alive ? 'S' : 'Z';
 	return 0;
 }
@@ -1831,6 +1833,28 @@ static void test_per_cgroup_unread_cgroup(void)
 	e = engine_free(e);
 }
 
+/* The same for cgroups the kernel cut: the ancestor that stands for each
+ * (here both under /machine.slice) names no key they would share. */
+static void test_per_cgroup_cut_cgroup(void)
+{
+	struct fproc *a, *b;
+
+	e = scenario("[Group pc]\nMatchCgroup=/machine.slice\nPer=cgroup\n");
+	if (!e)
+		return;
+	a = spawn("/bin/sh", 1000);
+	b = spawn("/bin/sh", 1001);
+	CHECK(a && b);
+	if (!a || !b)
+		return;
+	a->cut_cgroup = b->cut_cgroup = true;
+	deliver(n_events);
+	CHECK(engine_assign(e, a->pid, "pc", NULL, ORIGIN_ASSIGN) == 0);
+	CHECK(engine_assign(e, b->pid, "pc", NULL, ORIGIN_ASSIGN) == 0);
+	CHECK(cookie_of(a) != 0 && cookie_of(b) != 0 && cookie_of(a) != cookie_of(b));
+	e = engine_free(e);
+}
+
 /* The daemon's loop (methods_setup's source): root's placement, made in
  * one pass of the loop as a control call makes it, is in the state file
  * once that pass ends and before the loop waits again, not a tick later. */
@@ -2593,6 +2617,7 @@ int main(void)
 	RUN(test_helper_started_while_down);
 	RUN(test_root_placement_written_in_its_pass);
 	RUN(test_per_cgroup_unread_cgroup);
+	RUN(test_per_cgroup_cut_cgroup);
 	RUN(test_reused_pid_exec_before_clear);
 	RUN(test_fork_event_of_reused_pid);
 	RUN(test_join_without_holder);

@@ -213,20 +213,20 @@ static void parse_cgroup_lines(void)
 {
 	char path[64];
 
-	CHECK(procinfo_parse_cgroup("0::/user.slice/user-1000.slice/session-2.scope\n", path, sizeof(path)) ==
+	CHECK(procinfo_parse_cgroup("0::/user.slice/user-1000.slice/session-2.scope\n", path, sizeof(path), NULL) ==
 	      (int)strlen("/user.slice/user-1000.slice/session-2.scope"));
 	CHECK_STREQ(path, "/user.slice/user-1000.slice/session-2.scope");
 	/* hybrid: v1 hierarchies first, the unified one last */
-	CHECK(procinfo_parse_cgroup("9:name=systemd:/\n4:memory:/x\n1:cpu:/\n0::/\n", path, sizeof(path)) == 1);
+	CHECK(procinfo_parse_cgroup("9:name=systemd:/\n4:memory:/x\n1:cpu:/\n0::/\n", path, sizeof(path), NULL) == 1);
 	CHECK_STREQ(path, "/");
 	/* no trailing newline; a v1 line that merely contains "0::" */
-	CHECK(procinfo_parse_cgroup("10:name=0::/no\n0::/a b", path, sizeof(path)) == 4);
+	CHECK(procinfo_parse_cgroup("10:name=0::/no\n0::/a b", path, sizeof(path), NULL) == 4);
 	CHECK_STREQ(path, "/a b");
 	/* v1 only: no unified line at all */
 	strcpy(path, "junk");
-	CHECK(procinfo_parse_cgroup("4:memory:/x\n1:cpu:/\n", path, sizeof(path)) == 0);
+	CHECK(procinfo_parse_cgroup("4:memory:/x\n1:cpu:/\n", path, sizeof(path), NULL) == 0);
 	CHECK_STREQ(path, "");
-	CHECK(procinfo_parse_cgroup("", path, sizeof(path)) == 0);
+	CHECK(procinfo_parse_cgroup("", path, sizeof(path), NULL) == 0);
 	CHECK_STREQ(path, "");
 }
 
@@ -234,14 +234,14 @@ static void parse_cgroup_rejects(void)
 {
 	char path[8] = "keep";
 
-	CHECK(procinfo_parse_cgroup("0::/abcdefgh\n", path, sizeof(path)) == -ENAMETOOLONG);
-	CHECK(procinfo_parse_cgroup("0::/abcdefg\n", path, sizeof(path)) == -ENAMETOOLONG);
+	CHECK(procinfo_parse_cgroup("0::/abcdefgh\n", path, sizeof(path), NULL) == -ENAMETOOLONG);
+	CHECK(procinfo_parse_cgroup("0::/abcdefg\n", path, sizeof(path), NULL) == -ENAMETOOLONG);
 	CHECK_STREQ(path, "keep");
-	CHECK(procinfo_parse_cgroup("0::/abcdef\n", path, sizeof(path)) == 7);
+	CHECK(procinfo_parse_cgroup("0::/abcdef\n", path, sizeof(path), NULL) == 7);
 	CHECK_STREQ(path, "/abcdef");
-	CHECK(procinfo_parse_cgroup("0::\n", path, sizeof(path)) == -EBADMSG);
-	CHECK(procinfo_parse_cgroup("0::relative\n", path, sizeof(path)) == -EBADMSG);
-	CHECK(procinfo_parse_cgroup("0::/\n", path, 0) == -EINVAL);
+	CHECK(procinfo_parse_cgroup("0::\n", path, sizeof(path), NULL) == -EBADMSG);
+	CHECK(procinfo_parse_cgroup("0::relative\n", path, sizeof(path), NULL) == -EBADMSG);
+	CHECK(procinfo_parse_cgroup("0::/\n", path, 0, NULL) == -EINVAL);
 }
 
 /* The kernel prints a cgroup path longer than PATH_MAX - 1 cut to exactly
@@ -256,16 +256,24 @@ static void parse_cgroup_cut_by_kernel(void)
 	text[n] = '\0';
 	CHECK(strlen(text) == 3 + PATH_MAX - 1);
 	/* Cut: the deepest whole name before the cut one, a real ancestor. */
-	CHECK(procinfo_parse_cgroup(text, path, sizeof(path)) == (int)(strrchr(text, '/') - text) - 3);
+	bool cut = false;
+	CHECK(procinfo_parse_cgroup(text, path, sizeof(path), &cut) == (int)(strrchr(text, '/') - text) - 3);
+	CHECK(cut);
 	CHECK(path[0] == '/' && strncmp(path, text + 3, strlen(path)) == 0);
 	CHECK(text[3 + strlen(path)] == '/');
 	text[n - 1] = '\n'; /* one shorter: a real path */
-	CHECK(procinfo_parse_cgroup(text, path, sizeof(path)) == PATH_MAX - 2);
+	CHECK(procinfo_parse_cgroup(text, path, sizeof(path), &cut) == PATH_MAX - 2);
+	CHECK(!cut);
 	/* One cut name under the root: the root. */
 	memset(text + 4, 'x', PATH_MAX - 2);
 	memcpy(text, "0::/", 4);
 	text[3 + PATH_MAX - 1] = '\0';
-	CHECK(procinfo_parse_cgroup(text, path, sizeof(path)) == 1 && strcmp(path, "/") == 0);
+	CHECK(procinfo_parse_cgroup(text, path, sizeof(path), &cut) == 1 && strcmp(path, "/") == 0 && cut);
+	/* A cgroup namespace's "/.." steps, cut: no ancestor to tell. */
+	for (size_t i = 3; i + 3 <= 3 + PATH_MAX - 1; i += 3)
+		memcpy(text + i, "/..", 3);
+	text[3 + PATH_MAX - 1] = '\0';
+	CHECK(procinfo_parse_cgroup(text, path, sizeof(path), &cut) == -ENAMETOOLONG);
 }
 
 /* ---- a fake tree ------------------------------------------------------------ */

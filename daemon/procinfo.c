@@ -526,6 +526,24 @@ int procinfo_for_each_pid(const char *proc_root, procinfo_pid_fn fn, void *userd
 	return d ? for_each_pid_in(d, fn, userdata) : -errno;
 }
 
+/* fn(tid) for each thread of pid, with *ret_dirfd (read by fn through its
+ * userdata) set to the open task directory first: one open serves the
+ * listing and the files read under it. */
+static int for_each_task(const char *proc_root, pid_t pid, procinfo_pid_fn fn, void *userdata, int *ret_dirfd)
+{
+	char path[PATH_MAX];
+	DIR *d;
+	int r = procinfo_path(path, sizeof(path), proc_root, pid, "/task");
+
+	if (r < 0)
+		return r;
+	d = opendir(path);
+	if (!d)
+		return gone(errno);
+	*ret_dirfd = dirfd(d);
+	return for_each_pid_in(d, fn, userdata);
+}
+
 struct children_walk {
 	int dirfd;
 	procinfo_pid_fn fn;
@@ -550,21 +568,9 @@ static int thread_children(void *userdata, pid_t tid)
 
 int procinfo_for_each_child(const char *proc_root, pid_t pid, procinfo_pid_fn fn, void *userdata)
 {
-	char path[PATH_MAX];
 	struct children_walk w = { .fn = fn, .userdata = userdata };
-	DIR *d;
-	int r;
+	int r = for_each_task(proc_root, pid, thread_children, &w, &w.dirfd);
 
-	if (pid <= 0)
-		return -EINVAL;
-	if (procinfo_path(path, sizeof(path), proc_root, pid, "/task") < 0)
-		return -ENAMETOOLONG;
-	/* One open: the listing and the children files under it. */
-	d = opendir(path);
-	if (!d)
-		return gone(errno);
-	w.dirfd = dirfd(d);
-	r = for_each_pid_in(d, thread_children, &w);
 	return r < 0 ? r : 0;
 }
 
@@ -590,18 +596,9 @@ static int add_thread_cpu(void *userdata, pid_t tid)
 
 int procinfo_cpu_ns(const char *proc_root, pid_t pid, uint64_t *ret)
 {
-	char path[PATH_MAX];
 	struct cpu_walk w = { 0 };
-	DIR *d;
-	int r;
+	int r = for_each_task(proc_root, pid, add_thread_cpu, &w, &w.dirfd);
 
-	if (procinfo_path(path, sizeof(path), proc_root, pid, "/task") < 0)
-		return -EINVAL;
-	d = opendir(path);
-	if (!d)
-		return gone(errno);
-	w.dirfd = dirfd(d);
-	r = for_each_pid_in(d, add_thread_cpu, &w);
 	if (r < 0)
 		return r;
 	if (w.n == 0)

@@ -95,20 +95,30 @@ static int peer_groups(int fd, struct auth_peer *p)
 	return r == ENOPROTOOPT ? 0 : -r;
 }
 
+/* Is theirs (a stat of a process's /proc/PID/ns/KIND) another namespace
+ * of that kind than the daemon's own? False when that cannot be told. */
+static bool ns_other_than_mine(const char *kind, const struct stat *theirs)
+{
+	struct stat mine;
+	char path[64];
+
+	snprintf(path, sizeof(path), "/proc/self/ns/%s", kind);
+	return stat(path, &mine) == 0 && (mine.st_ino != theirs->st_ino || mine.st_dev != theirs->st_dev);
+}
+
 /* The peer is in another pid namespace than the daemon: the pids in its
  * requests name other processes than it means. Read while its pidfd
  * shows it alive, so that the namespace read was its own; false when that
  * cannot be told. */
 static bool peer_pidns_foreign(pid_t pid, int pidfd)
 {
-	struct stat mine, theirs;
+	struct stat theirs;
 	char path[64];
 
 	snprintf(path, sizeof(path), "/proc/%d/ns/pid", (int)pid);
-	if (stat("/proc/self/ns/pid", &mine) < 0 || stat(path, &theirs) < 0 ||
-	    procinfo_pidfd_exited(pidfd))
+	if (stat(path, &theirs) < 0 || procinfo_pidfd_exited(pidfd))
 		return false;
-	return mine.st_ino != theirs.st_ino || mine.st_dev != theirs.st_dev;
+	return ns_other_than_mine("pid", &theirs);
 }
 
 int auth_peer_snapshot(int fd, struct auth_peer *ret)
@@ -256,7 +266,7 @@ int auth_parse_status(const char *text, struct auth_creds *ret)
 static void read_userns(const char *proc_root, pid_t pid, struct auth_creds *c)
 {
 	char path[256];
-	struct stat mine, theirs;
+	struct stat theirs;
 	uid_t owner;
 	int fd;
 
@@ -265,8 +275,7 @@ static void read_userns(const char *proc_root, pid_t pid, struct auth_creds *c)
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return;
-	if (stat("/proc/self/ns/user", &mine) == 0 && fstat(fd, &theirs) == 0 &&
-	    (mine.st_ino != theirs.st_ino || mine.st_dev != theirs.st_dev) &&
+	if (fstat(fd, &theirs) == 0 && ns_other_than_mine("user", &theirs) &&
 	    ioctl(fd, NS_GET_OWNER_UID, &owner) == 0) {
 		c->userns_other = true;
 		c->userns_owner = owner;

@@ -65,34 +65,36 @@ expect_distinct per-user-not-build "$(cookie $u1)" "$(cookie $b1)"
 
 # A cgroup path longer than the kernel prints (over 4095 characters:
 # nested one level at a time, as a user can in a delegated subtree; the
-# last levels named relative to the 19th, whose path is near PATH_MAX)
-# leaves the process placed by the rules on its program and user.
+# last levels named relative to the 19th, whose path is near PATH_MAX).
 deep=$(printf 'd%.0s' $(seq 200))
-(
-	cd /sys/fs/cgroup || exit 1
-	for i in $(seq 19); do mkdir "$deep" && cd "$deep" || exit 1; done
-	mkdir -p "$deep/$deep/$deep" || exit 1
-	exec sh -c "echo \$\$ > $deep/$deep/$deep/cgroup.procs && exec cs-runas 1000 1000 $BIN/uworker 1"
-) &
-udp=$!
-cleanup_pids="$cleanup_pids $udp"
 runs() { [ "$(readlink /proc/$1/exe)" = "$2" ]; }
-wait_for runs $udp $BIN/uworker
-echo "  deep cgroup: the kernel prints $(wc -c < /proc/$udp/cgroup 2>&1) bytes of /proc/$udp/cgroup"
+# in_deep_cgroup BASE EXE [CMD...]: run CMD (EXE itself when none) 22
+# levels of 200 characters below /sys/fs/cgroup/BASE, moved there as root;
+# DEEP_PID is its pid once it runs EXE.
+in_deep_cgroup() {
+	local base=$1 exe=$2
+	shift 2
+	[ $# -gt 0 ] || set -- "$exe"
+	(
+		cd "/sys/fs/cgroup/$base" || exit 1
+		for i in $(seq 19); do mkdir "$deep" && cd "$deep" || exit 1; done
+		mkdir -p "$deep/$deep/$deep" || exit 1
+		exec sh -c "echo \$\$ > $deep/$deep/$deep/cgroup.procs && exec $* 1"
+	) &
+	DEEP_PID=$!
+	cleanup_pids="$cleanup_pids $DEEP_PID"
+	wait_for runs $DEEP_PID "$exe"
+	echo "  deep cgroup under /$base: the kernel prints $(wc -c < /proc/$DEEP_PID/cgroup 2>&1) bytes of /proc/$DEEP_PID/cgroup"
+}
+# It leaves the process placed by the rules on its program and user.
+in_deep_cgroup "" $BIN/uworker cs-runas 1000 1000 $BIN/uworker
+udp=$DEEP_PID
 settles "$udp" "$(cookie $u1)"
 expect per-user-deep-cgroup "$(cookie $udp)" "$(cookie $u1)"
 # Nested as deep inside a tenant's cgroup: the kernel cuts the path, and
 # its whole names still say the tenant (MatchCgroup=/tenants/*, Per=cgroup).
-(
-	cd /sys/fs/cgroup/tenants/a || exit 1
-	for i in $(seq 19); do mkdir "$deep" && cd "$deep" || exit 1; done
-	mkdir -p "$deep/$deep/$deep" || exit 1
-	exec sh -c "echo \$\$ > $deep/$deep/$deep/cgroup.procs && exec $BIN/tworker 1"
-) &
-tdp=$!
-cleanup_pids="$cleanup_pids $tdp"
-wait_for runs $tdp $BIN/tworker
-echo "  deep cgroup in a tenant: the kernel prints $(wc -c < /proc/$tdp/cgroup 2>&1) bytes of /proc/$tdp/cgroup"
+in_deep_cgroup tenants/a $BIN/tworker
+tdp=$DEEP_PID
 settles "$tdp" "$(cookie $ta1)"
 expect per-cgroup-deep-in-tenant "$(cookie $tdp)" "$(cookie $ta1)"
 

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/* /proc readers and their pure parsers. The readers open one directory,
- * PROC_ROOT/PID, and read everything relative to it, so all they report is
- * about one process even if the pid is reused meanwhile (the directory of a
- * reaped process stays empty; it never turns into the new one's). */
+/* /proc readers and their pure parsers. A reader of several files opens
+ * one directory, PROC_ROOT/PID, and reads them relative to it, so all they
+ * report is about one process even if the pid is reused meanwhile (the
+ * directory of a reaped process stays empty; it never turns into the new
+ * one's). A reader of one file opens it by its path. */
 #include "procinfo.h"
 
 #include <dirent.h>
@@ -14,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "sched_core.h" /* sc_fault */
@@ -430,17 +432,25 @@ int procinfo_read(const char *proc_root, pid_t pid, struct procinfo *ret)
 	return r < 0 ? r : 0;
 }
 
+/* The whole of proc_root/PID/rest, a file of one record, by its path: one
+ * file needs no directory to tie it to its process. */
+static int read_pid_file(const char *proc_root, pid_t pid, const char *rest, char *buf, size_t size)
+{
+	char path[PATH_MAX];
+	int r = procinfo_path(path, sizeof(path), proc_root, pid, rest);
+
+	if (r < 0)
+		return r;
+	r = sc_fault("procinfo");
+	return r < 0 ? gone(-r) : read_text(AT_FDCWD, path, buf, size);
+}
+
 /* Read and parse proc_root/PID/stat into info (only its stat fields). */
 static int parse_stat_of(const char *proc_root, pid_t pid, struct procinfo *info)
 {
 	char buf[STAT_READ_MAX];
-	int dirfd, r;
+	int r = read_pid_file(proc_root, pid, "/stat", buf, sizeof(buf));
 
-	dirfd = open_pid_dir(proc_root, pid);
-	if (dirfd < 0)
-		return dirfd;
-	r = read_text(dirfd, "stat", buf, sizeof(buf));
-	close(dirfd);
 	return r < 0 ? r : procinfo_parse_stat(buf, info);
 }
 
@@ -526,6 +536,24 @@ int procinfo_for_each_pid(const char *proc_root, procinfo_pid_fn fn, void *userd
 	return d ? for_each_pid_in(d, fn, userdata) : -errno;
 }
 
+/* The threads of process pid, from the link count of its task directory:
+ * the kernel makes it 2 plus the threads when asked (proc_task_getattr), so
+ * one call counts them where a listing takes four. 0 when the count is not
+ * that (a directory of another file system), -ESRCH when pid is gone. A
+ * thread started after the call is not counted, as a listing's is not. */
+static int task_count(const char *proc_root, pid_t pid)
+{
+	char path[PATH_MAX];
+	struct stat st;
+	int r = procinfo_path(path, sizeof(path), proc_root, pid, "/task");
+
+	if (r < 0)
+		return r;
+	if (stat(path, &st) < 0)
+		return gone(errno);
+	return S_ISDIR(st.st_mode) && st.st_nlink > 2 && st.st_nlink - 2 <= INT_MAX ? (int)(st.st_nlink - 2) : 0;
+}
+
 /* fn(tid) for each thread of pid, with *ret_dirfd (read by fn through its
  * userdata) set to the open task directory first: one open serves the
  * listing and the files read under it. */
@@ -550,27 +578,44 @@ struct children_walk {
 	void *userdata;
 };
 
-static int thread_children(void *userdata, pid_t tid)
+/* fn(child) for each pid in dirfd/name, a thread's children file. */
+static int children_in(const struct children_walk *w, int dirfd, const char *name)
 {
-	struct children_walk *w = userdata;
-	char name[64], *buf = malloc(CHILDREN_READ_MAX);
+	char *buf = malloc(CHILDREN_READ_MAX);
 	int r;
 
 	if (!buf)
 		return -ENOMEM;
-	snprintf(name, sizeof(name), "%d/children", (int)tid);
-	r = read_text_of(w->dirfd, name, buf, CHILDREN_READ_MAX, false);
+	r = read_text_of(dirfd, name, buf, CHILDREN_READ_MAX, false);
 	if (r == 0)
 		r = procinfo_parse_children(buf, w->fn, w->userdata);
 	free(buf);
 	return r == -ESRCH ? 0 : r; /* ESRCH: the thread exited meanwhile */
 }
 
+static int thread_children(void *userdata, pid_t tid)
+{
+	struct children_walk *w = userdata;
+	char name[64];
+
+	snprintf(name, sizeof(name), "%d/children", (int)tid);
+	return children_in(w, w->dirfd, name);
+}
+
 int procinfo_for_each_child(const char *proc_root, pid_t pid, procinfo_pid_fn fn, void *userdata)
 {
 	struct children_walk w = { .fn = fn, .userdata = userdata };
-	int r = for_each_task(proc_root, pid, thread_children, &w, &w.dirfd);
+	char path[PATH_MAX], rest[64];
+	int r = task_count(proc_root, pid);
 
+	if (r == 1) { /* the leader alone: its file, with no listing */
+		snprintf(rest, sizeof(rest), "/task/%d/children", (int)pid);
+		r = procinfo_path(path, sizeof(path), proc_root, pid, rest);
+		return r < 0 ? r : children_in(&w, AT_FDCWD, path);
+	}
+	if (r < 0)
+		return r;
+	r = for_each_task(proc_root, pid, thread_children, &w, &w.dirfd);
 	return r < 0 ? r : 0;
 }
 
@@ -597,8 +642,18 @@ static int add_thread_cpu(void *userdata, pid_t tid)
 int procinfo_cpu_ns(const char *proc_root, pid_t pid, uint64_t *ret)
 {
 	struct cpu_walk w = { 0 };
-	int r = for_each_task(proc_root, pid, add_thread_cpu, &w, &w.dirfd);
+	char buf[128];
+	int r = task_count(proc_root, pid);
 
+	if (r == 1) { /* the leader alone: PID/schedstat is its own */
+		r = read_pid_file(proc_root, pid, "/schedstat", buf, sizeof(buf));
+		if (r < 0)
+			return r;
+		return parse_token(buf, UINT64_MAX, ret) ? 0 : -EBADMSG;
+	}
+	if (r < 0)
+		return r;
+	r = for_each_task(proc_root, pid, add_thread_cpu, &w, &w.dirfd);
 	if (r < 0)
 		return r;
 	if (w.n == 0)

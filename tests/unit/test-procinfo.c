@@ -17,6 +17,7 @@
 #include <string.h>
 #include <grp.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 /* Fields 5..21 and 23..52 of a real user process's stat line. */
@@ -720,6 +721,99 @@ static void live_children_and_tgid(void)
 	pthread_join(th, NULL);
 }
 
+static void *fork_and_park(void *arg)
+{
+	pid_t *child = arg;
+
+	*child = fork();
+	if (*child == 0) {
+		pause();
+		_exit(0);
+	}
+	pause();
+	return NULL;
+}
+
+/* A child forked by a thread other than the leader is listed too: with
+ * more than one thread, every thread's children file is read. */
+static void live_children_of_other_thread(void)
+{
+	volatile pid_t child = 0;
+	struct pid_list l = { 0 };
+	pthread_t th;
+
+	CHECK(pthread_create(&th, NULL, fork_and_park, (void *)&child) == 0);
+	while (!child)
+		usleep(1000);
+	CHECK(child > 0);
+	l.want = child;
+	CHECK(procinfo_for_each_child("/proc", getpid(), collect_pid, &l) == 0 && l.found);
+	kill(child, SIGKILL);
+	waitpid(child, NULL, 0);
+	pthread_cancel(th);
+	pthread_join(th, NULL);
+}
+
+/* CPU time of thread tid as its schedstat says. */
+static uint64_t schedstat_ns(pid_t tid)
+{
+	char path[64];
+	unsigned long long ns = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/schedstat", (int)getpid(), (int)tid);
+	f = fopen(path, "re");
+	if (f && fscanf(f, "%llu", &ns) != 1)
+		ns = 0;
+	if (f)
+		fclose(f);
+	return ns;
+}
+
+static void spin_ms(unsigned ms)
+{
+	struct timespec a, b;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &a);
+	do
+		clock_gettime(CLOCK_THREAD_CPUTIME_ID, &b);
+	while ((b.tv_sec - a.tv_sec) * 1000 + (b.tv_nsec - a.tv_nsec) / 1000000 < (long)ms);
+}
+
+static void *spin_and_park(void *arg)
+{
+	pid_t *tid = arg;
+
+	spin_ms(60);
+	*tid = gettid();
+	pause();
+	return NULL;
+}
+
+/* A process's CPU time is its threads' sum: the leader's alone while it
+ * is alone, and another thread's time counts once it runs. */
+static void live_cpu_ns(void)
+{
+	volatile pid_t tid = 0;
+	uint64_t before, ns = 0, leader;
+	pthread_t th;
+
+	spin_ms(20);
+	before = schedstat_ns(getpid());
+	CHECK(procinfo_cpu_ns("/proc", getpid(), &ns) == 0);
+	CHECK(ns >= before && ns < before + 10000000);
+	CHECK(pthread_create(&th, NULL, spin_and_park, (void *)&tid) == 0);
+	while (!tid)
+		usleep(1000);
+	leader = schedstat_ns(getpid());
+	CHECK(procinfo_cpu_ns("/proc", getpid(), &ns) == 0);
+	CHECK(ns >= leader + 50000000);
+	CHECK(ns >= leader + schedstat_ns(tid) - 1000000);
+	pthread_cancel(th);
+	pthread_join(th, NULL);
+	CHECK(procinfo_cpu_ns("/proc", 999999999, &ns) < 0);
+}
+
 /* A process with a child of its own, both parked; the child's pid is
  * written to *ret_child once it is listed. */
 static pid_t spawn_parent_of_one(pid_t *ret_child)
@@ -869,6 +963,8 @@ int main(void)
 	RUN(for_each_live_pid);
 	RUN(live_children_and_tgid);
 	RUN(live_children_of_reaped);
+	RUN(live_children_of_other_thread);
+	RUN(live_cpu_ns);
 	if (geteuid() == 0)
 		RUN(read_live_many_groups);
 	else

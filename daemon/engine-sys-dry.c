@@ -45,6 +45,7 @@ struct dry_sys {
 		pid_t pid, ppid;
 		uint64_t start, at_ns;
 		int kernel_thread;
+		uint64_t tick; /* a boot tick before the read (0: not known) */
 	} last;
 };
 
@@ -97,22 +98,41 @@ static int d_smt_active(void *u)
 
 /* ---- what was just read ---- */
 
-/* Forwarded, and remembered when it read a thread group's leader: what
+static void note_seen(struct dry_sys *d, pid_t pid, uint64_t start, uint64_t tick);
+
+/* The boot tick now (0 where the real kernel has no boot clock). */
+static uint64_t boot_tick(struct dry_sys *d)
+{
+	uint64_t tick;
+
+	return d->real->boot_ticks && REAL(d, boot_ticks, &tick) == 0 ? tick : 0;
+}
+
+/* Process pid, as pi says, was just read, alive at tick or later: what
  * the cookie calls need of it (start time, parent) need not be read again
- * from /proc, where on a real kernel they would cost one prctl. */
+ * from /proc, where on a real kernel they would cost one prctl; and its
+ * record, if it has one, shows it alive to its children's look-ups. */
+static void remember_read(struct dry_sys *d, pid_t pid, const struct procinfo *pi, uint64_t tick)
+{
+	d->last.pid = pid;
+	d->last.ppid = pi->ppid;
+	d->last.start = pi->start_time;
+	d->last.kernel_thread = pi->kernel_thread;
+	d->last.at_ns = REAL(d, now_ns);
+	d->last.tick = tick;
+	note_seen(d, pid, pi->start_time, tick);
+}
+
+/* Forwarded, and remembered when it read a thread group's leader. */
 static int d_read(void *u, pid_t pid, struct procinfo *ret)
 {
 	struct dry_sys *d = dry_of(u);
+	uint64_t tick = boot_tick(d);
 	int r = REAL(d, read, pid, ret);
 
 	d->last.pid = 0;
-	if (r >= 0 && ret->tgid == pid) {
-		d->last.pid = pid;
-		d->last.ppid = ret->ppid;
-		d->last.start = ret->start_time;
-		d->last.kernel_thread = ret->kernel_thread;
-		d->last.at_ns = REAL(d, now_ns);
-	}
+	if (r >= 0 && ret->tgid == pid)
+		remember_read(d, pid, ret, tick);
 	return r;
 }
 
@@ -249,6 +269,8 @@ static int cookie_of_known(struct dry_sys *d, pid_t pid, const struct procinfo *
 	r = record(d, pid, pi->start_time, c);
 	if (r < 0)
 		return r;
+	if (d->last.pid == pid && d->last.start == pi->start_time)
+		note_seen(d, pid, pi->start_time, d->last.tick); /* read alive then */
 	*ret = c;
 	return 0;
 }
@@ -274,10 +296,17 @@ static int set_cookie(struct dry_sys *d, pid_t pid, sc_cookie c)
 {
 	struct freeze f = { .d = d };
 	struct procinfo pi;
+	bool read = false;
+	uint64_t tick = 0;
 	int r;
 
-	if (!last_read_of(d, pid, &pi) && (r = stat_of(d, pid, &pi)) < 0)
-		return r;
+	if (!last_read_of(d, pid, &pi)) {
+		tick = boot_tick(d);
+		r = stat_of(d, pid, &pi);
+		if (r < 0)
+			return r;
+		read = true;
+	}
 	r = cookie_of_known(d, pid, &pi, 0, &f.cookie);
 	if (r < 0)
 		return r;
@@ -286,7 +315,12 @@ static int set_cookie(struct dry_sys *d, pid_t pid, sc_cookie c)
 		if (r < 0 && r != -ESRCH)
 			return r;
 	}
-	return record(d, pid, pi.start_time, c);
+	r = record(d, pid, pi.start_time, c);
+	/* The engine reads the cookie back at once: from what was just read,
+	 * as on a real kernel, with no second look at /proc. */
+	if (r == 0 && read)
+		remember_read(d, pid, &pi, tick);
+	return r;
 }
 
 static int d_cookie_get(void *u, pid_t tid, sc_cookie *ret)

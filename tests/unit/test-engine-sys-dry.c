@@ -371,6 +371,7 @@ static void test_pid_reuse(void)
 	CHECK(get(s, 20) == D(holder_cookie, h));
 	reap(20);
 	spawn(20, 10, "/bin/other"); /* the same pid, a later start */
+	fake_ns += 2 * 1000 * 1000 + 1; /* pids come back long after: the cookie's read is old */
 	CHECK(get(s, 20) == 0);
 	/* Records of exited processes are pruned as records grow. */
 	for (pid_t p = 1000; p < 1000 + 2000; p++) {
@@ -392,7 +393,7 @@ static void test_last_read(void)
 	struct engine_sys *s = setup();
 	struct procinfo pi;
 	struct holder *h = NULL;
-	unsigned before;
+	unsigned before, reads;
 
 	spawn(20, 10, "/usr/bin/web");
 	CHECK(D(holder_new, 0, &h) == 0);
@@ -417,6 +418,15 @@ static void test_last_read(void)
 	before = calls_lookup;
 	CHECK(get(s, 20) == 0);
 	CHECK(calls_lookup > before);
+	/* A cookie set long after any read reads the process once, and the
+	 * engine's read-back right after it looks nothing up again. */
+	fake_ns += 2 * 1000 * 1000 + 1;
+	before = calls_lookup;
+	reads = calls_read;
+	CHECK(D(cookie_assign, h, 20) == 0);
+	CHECK(calls_read == reads + 1);
+	CHECK(get(s, 20) == D(holder_cookie, h));
+	CHECK(calls_lookup == before && calls_read == reads + 1);
 	CHECK(calls_read >= 4 && calls_cookie == 0);
 	D(holder_free, h);
 	engine_sys_dry_free(s);
@@ -429,6 +439,7 @@ static void test_last_read(void)
 static void test_parent_seen(void)
 {
 	struct engine_sys *s;
+	struct procinfo pi;
 	unsigned before;
 	sc_cookie c;
 
@@ -462,6 +473,16 @@ static void test_parent_seen(void)
 	before = calls_read;
 	CHECK(get(s, 33) == 0);
 	CHECK(calls_read == before + 3); /* 33, the new 20, and 10 (last seen before the new 20 began) */
+	/* A process the engine read and looked at (a scan) was seen alive
+	 * then: its older children are looked up without reading it again. */
+	spawn(40, 10, "/bin/e");
+	spawn(41, 40, "/bin/f");
+	clock_ticks++;
+	CHECK(D(read, 40, &pi) == 0);
+	c = get(s, 40);
+	before = calls_read;
+	CHECK(get(s, 41) == c);
+	CHECK(calls_read == before + 1); /* 41 only */
 	CHECK(calls_cookie == 0);
 	engine_sys_dry_free(s);
 }

@@ -75,6 +75,11 @@ static int l_process_alive(void *u, pid_t tgid, uint64_t start)
 		return 0; /* a new process under a reused pid */
 	if (info.state != 'Z' && info.state != 'X')
 		return 1;
+	r = procinfo_threads(root_of(u), tgid); /* the zombie leader counts */
+	if (r == -ESRCH)
+		return 0;
+	if (r > 0)
+		return r > 1;
 	return l_for_each_thread(u, tgid, other_thread, &tgid) == -EEXIST ? 1 : 0;
 }
 

@@ -5,6 +5,7 @@
 #define _GNU_SOURCE /* getdents64() */
 #endif
 #include "forceidle.h"
+#include "procinfo.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -290,6 +291,16 @@ int fi_read_process(const char *proc_root, pid_t pid, struct fi_task_sample *ret
 
 	if (pid <= 0)
 		return -EINVAL;
+	if (procinfo_threads(proc_root, pid) == 1) { /* the leader alone: its file, no listing */
+		r = fi_read_thread(proc_root, pid, pid, &sum);
+		if (r < 0)
+			return r;
+		if (!sum.has_forceidle)
+			sum.forceidle_ns = 0;
+		sum.nr_threads = 1;
+		*ret = sum;
+		return 0;
+	}
 	if (snprintf(path, sizeof(path), "%s/%d/task", proc_root, (int)pid) >= (int)sizeof(path))
 		return -ENAMETOOLONG;
 	fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);

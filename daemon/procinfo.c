@@ -536,12 +536,7 @@ int procinfo_for_each_pid(const char *proc_root, procinfo_pid_fn fn, void *userd
 	return d ? for_each_pid_in(d, fn, userdata) : -errno;
 }
 
-/* The threads of process pid, from the link count of its task directory:
- * the kernel makes it 2 plus the threads when asked (proc_task_getattr), so
- * one call counts them where a listing takes four. 0 when the count is not
- * that (a directory of another file system), -ESRCH when pid is gone. A
- * thread started after the call is not counted, as a listing's is not. */
-static int task_count(const char *proc_root, pid_t pid)
+int procinfo_threads(const char *proc_root, pid_t pid)
 {
 	char path[PATH_MAX];
 	struct stat st;
@@ -606,7 +601,7 @@ int procinfo_for_each_child(const char *proc_root, pid_t pid, procinfo_pid_fn fn
 {
 	struct children_walk w = { .fn = fn, .userdata = userdata };
 	char path[PATH_MAX], rest[64];
-	int r = task_count(proc_root, pid);
+	int r = procinfo_threads(proc_root, pid);
 
 	if (r == 1) { /* the leader alone: its file, with no listing */
 		snprintf(rest, sizeof(rest), "/task/%d/children", (int)pid);
@@ -643,7 +638,7 @@ int procinfo_cpu_ns(const char *proc_root, pid_t pid, uint64_t *ret)
 {
 	struct cpu_walk w = { 0 };
 	char buf[128];
-	int r = task_count(proc_root, pid);
+	int r = procinfo_threads(proc_root, pid);
 
 	if (r == 1) { /* the leader alone: PID/schedstat is its own */
 		r = read_pid_file(proc_root, pid, "/schedstat", buf, sizeof(buf));

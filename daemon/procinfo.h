@@ -76,6 +76,14 @@ int procinfo_for_each_child(const char *proc_root, pid_t pid, procinfo_pid_fn fn
  * gone, -ENOENT when no thread's could be read (also when pid was reaped
  * during the listing). */
 int procinfo_cpu_ns(const char *proc_root, pid_t pid, uint64_t *ret);
+/* The threads of process pid (a zombie leader counts until its process is
+ * reaped), from the link count of its task directory: the kernel makes it
+ * 2 plus the threads when asked (proc_task_getattr), so one call counts
+ * them where a listing takes four. 0 when the count is not that (a
+ * directory of another file system: list it instead), -ESRCH when pid is
+ * gone. A thread started after the call is not counted, as a listing's is
+ * not. */
+int procinfo_threads(const char *proc_root, pid_t pid);
 /* ns of CLOCK_BOOTTIME in the unit of start_time, clock ticks of hz
  * (sysconf(_SC_CLK_TCK)), rounded down as the kernel's nsec_to_clock_t()
  * rounds: exactly floor(ns * hz / 10^9), also where hz does not divide

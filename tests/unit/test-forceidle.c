@@ -6,10 +6,12 @@
 #include <ftw.h>
 #include <inttypes.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "fixture.h"
@@ -668,6 +670,37 @@ static void live_proc_parses(void)
 	CHECK(fi_read_thread("/proc", getpid(), gettid(), &s) == 0);
 }
 
+static void *spin_and_park(void *arg)
+{
+	struct timespec a, b;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &a);
+	do
+		clock_gettime(CLOCK_THREAD_CPUTIME_ID, &b);
+	while ((b.tv_sec - a.tv_sec) * 1000 + (b.tv_nsec - a.tv_nsec) / 1000000 < 60);
+	*(volatile int *)arg = 1;
+	pause();
+	return NULL;
+}
+
+/* A process of two threads sums both: the one that ran 60 ms counts. */
+static void live_proc_sums_threads(void)
+{
+	struct fi_task_sample s = { 0 }, leader = { 0 };
+	volatile int spun = 0;
+	pthread_t th;
+
+	CHECK(pthread_create(&th, NULL, spin_and_park, (void *)&spun) == 0);
+	while (!spun)
+		usleep(1000);
+	CHECK(fi_read_thread("/proc", getpid(), getpid(), &leader) == 0);
+	CHECK(fi_read_process("/proc", getpid(), &s) == 0);
+	CHECK(s.nr_threads == 2);
+	CHECK(s.sum_exec_ns >= leader.sum_exec_ns + 50000000);
+	pthread_cancel(th);
+	pthread_join(th, NULL);
+}
+
 int main(void)
 {
 	RUN(parse_sched_full_sample);
@@ -677,6 +710,7 @@ int main(void)
 	RUN(parse_cpu_stat_fields);
 	RUN(read_process_fake_tree);
 	RUN(read_process_gone_or_broken);
+	RUN(live_proc_sums_threads);
 	RUN(read_cgroup_and_host);
 	RUN(share_between_samples);
 	RUN(account_tasks_monotonic);

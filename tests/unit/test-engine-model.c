@@ -1855,6 +1855,32 @@ static void test_per_cgroup_cut_cgroup(void)
 	e = engine_free(e);
 }
 
+/* Put into a Per=cgroup group by name without a key, a process's key is
+ * its own cgroup (no word matched it to name an ancestor): two processes
+ * of one cgroup share it. */
+static void test_per_cgroup_by_name_own_cgroup(void)
+{
+	struct fproc *a, *b;
+	struct task *ta, *tb;
+
+	e = scenario("[Group pc]\nMatchCgroup=/machine.slice\nPer=cgroup\n");
+	if (!e)
+		return;
+	a = spawn("/bin/sh", 1000);
+	b = spawn("/bin/sh", 1001);
+	CHECK(a && b);
+	if (!a || !b)
+		return;
+	deliver(n_events);
+	CHECK(engine_assign(e, a->pid, "pc", NULL, ORIGIN_ASSIGN) == 0);
+	CHECK(engine_assign(e, b->pid, "pc", NULL, ORIGIN_ASSIGN) == 0);
+	ta = engine_task(e, a->pid);
+	tb = engine_task(e, b->pid);
+	CHECK(ta && tb && ta->key && ta->key == tb->key && strcmp(ta->key->name, "/user.slice") == 0);
+	CHECK(cookie_of(a) != 0 && cookie_of(a) == cookie_of(b));
+	e = engine_free(e);
+}
+
 /* The daemon's loop (methods_setup's source): root's placement, made in
  * one pass of the loop as a control call makes it, is in the state file
  * once that pass ends and before the loop waits again, not a tick later. */
@@ -2618,6 +2644,7 @@ int main(void)
 	RUN(test_root_placement_written_in_its_pass);
 	RUN(test_per_cgroup_unread_cgroup);
 	RUN(test_per_cgroup_cut_cgroup);
+	RUN(test_per_cgroup_by_name_own_cgroup);
 	RUN(test_reused_pid_exec_before_clear);
 	RUN(test_fork_event_of_reused_pid);
 	RUN(test_join_without_holder);

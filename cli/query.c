@@ -4,6 +4,7 @@
 #include <getopt.h>
 #include <inttypes.h>
 #include <libsmartcols.h>
+#include <limits.h>
 #include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -313,7 +314,7 @@ static int ps_parse(int argc, char **argv, struct ps_args *a)
 
 static int ps_row(struct table *t, json_object *p)
 {
-	char pid[16], uid[16];
+	char pid[16], uid[16], cut[PATH_MAX + 16];
 	const char *v[ARRAY_SIZE(ps_cols)] = {};
 
 	snprintf(pid, sizeof(pid), "%lld", daemon_call_int(p, "pid", 0));
@@ -328,6 +329,10 @@ static int ps_row(struct table *t, json_object *p)
 	v[P_ORIGIN] = daemon_call_str(p, "origin", NULL);
 	v[P_EXE] = daemon_call_str(p, "exe", NULL);
 	v[P_CGROUP] = daemon_call_str(p, "cgroup", NULL);
+	if (v[P_CGROUP] && daemon_call_bool(p, "cgroup_cut")) {
+		snprintf(cut, sizeof(cut), "%s/... (cut)", v[P_CGROUP]);
+		v[P_CGROUP] = cut;
+	}
 	return table_add(t, v);
 }
 
@@ -385,14 +390,18 @@ static void explain_rules(json_object *rules)
 static void explain_print(json_object *e)
 {
 	json_object *rules = NULL;
-	const char *key = daemon_call_str(e, "key", NULL);
+	const char *key = daemon_call_str(e, "key", NULL), *cgroup;
 
 	printf("pid: %lld\n", daemon_call_int(e, "pid", 0));
 	printf("comm: %s\n", daemon_call_str(e, "comm", ""));
 	printf("exe: %s\n", daemon_call_str(e, "exe", ""));
 	printf("uid: %lld\n", daemon_call_int(e, "uid", 0));
 	printf("gid: %lld\n", daemon_call_int(e, "gid", 0));
-	printf("cgroup: %s\n", daemon_call_str(e, "cgroup", ""));
+	cgroup = daemon_call_str(e, "cgroup", "");
+	if (daemon_call_bool(e, "cgroup_cut"))
+		printf("cgroup: %s/... (cut by the kernel: the process's own is below it)\n", cgroup);
+	else
+		printf("cgroup: %s\n", *cgroup ? cgroup : "(none read)");
 	json_object_object_get_ex(e, "rules", &rules);
 	explain_rules(rules);
 	printf("rules choose: %s\n", daemon_call_str(e, "rule_group", "(none)"));

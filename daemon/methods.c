@@ -124,6 +124,7 @@ static json_object *task_json(struct names *nc, const struct task *t)
 	json_object_object_add(o, "comm", jstr(t->comm));
 	json_object_object_add(o, "exe", jstr(t->exe));
 	json_object_object_add(o, "cgroup", jstr(t->cgroup));
+	json_object_object_add(o, "cgroup_cut", json_object_new_boolean(t->cgroup_cut));
 	json_object_object_add(o, "group", t->key ? jstr(t->key->group) : NULL);
 	json_object_object_add(o, "key", t->key ? jstr(t->key->name) : NULL);
 	json_object_object_add(o, "cookie", jcookie(t->cookie));
@@ -451,6 +452,7 @@ static int m_explain(void *u, const struct control_caller *c, json_object *p, js
 	json_object_object_add(o, "uid", json_object_new_int((int)pi.uid));
 	json_object_object_add(o, "gid", json_object_new_int((int)pi.gid));
 	json_object_object_add(o, "cgroup", jstr(pi.cgroup));
+	json_object_object_add(o, "cgroup_cut", json_object_new_boolean(pi.cgroup_cut));
 	json_object_object_add(o, "rules", rules);
 	json_object_object_add(o, "rule_group", matched > 0 ? jstr(m.group->name) : NULL);
 	json_object_object_add(o, "group", t && t->key ? jstr(t->key->group) : NULL);

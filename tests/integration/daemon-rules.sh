@@ -97,6 +97,18 @@ in_deep_cgroup tenants/a $BIN/tworker
 tdp=$DEEP_PID
 settles "$tdp" "$(cookie $ta1)"
 expect per-cgroup-deep-in-tenant "$(cookie $tdp)" "$(cookie $ta1)"
+# ps and explain say the path was cut, and show the ancestor that stands for it.
+row=$(coresched ps -o PID,CGROUP 2>&1 | awk -v p=$tdp '$1 == p')
+case "$row" in
+*"/tenants/a/"*"/... (cut)") pass ps-shows-cut-cgroup ;;
+*) fail ps-shows-cut-cgroup "ps row of $tdp: $row" ;;
+esac
+coresched explain -J $tdp 2>&1 | grep -q '"cgroup_cut": *true' && pass explain-json-cut-cgroup ||
+	fail explain-json-cut-cgroup "$(coresched explain -J $tdp 2>&1 | grep cgroup)"
+coresched explain $tdp 2>&1 | grep -q '^cgroup: /tenants/a/.*(cut by the kernel' && pass explain-shows-cut-cgroup ||
+	fail explain-shows-cut-cgroup "$(coresched explain $tdp 2>&1 | grep '^cgroup')"
+coresched explain -J $ta1 2>&1 | grep -q '"cgroup_cut": *false' && pass explain-json-whole-cgroup ||
+	fail explain-json-whole-cgroup "$(coresched explain -J $ta1 2>&1 | grep cgroup)"
 
 expect_set per-cgroup-set "$(cookie $ta1)"
 expect per-cgroup-same-cgroup "$(cookie $ta0)" "$(cookie $ta1)"

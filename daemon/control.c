@@ -292,6 +292,8 @@ static int client_answer(struct client *c, const struct vl_call *call)
 	int r;
 
 	r = control_call(&rt, &c->caller, call, &reply, &err);
+	if (s->cfg.before_answer)
+		s->cfg.before_answer(s->userdata);
 	if (call->oneway) {
 		json_object_put(reply);
 		json_object_put(err.params);

@@ -72,6 +72,9 @@ struct control_config {
 	const char *url;               /* GetInfo; default "" */
 	const char *interface_description; /* varlink IDL of io.coresched */
 	void (*log)(int level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+	/* After a method ran and before its answer is queued (the server's
+	 * userdata): what the answer reports must be done by then. */
+	void (*before_answer)(void *userdata);
 };
 
 struct control_stats {

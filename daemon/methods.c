@@ -850,6 +850,15 @@ static int on_flush(sd_event_source *s, void *userdata)
 	return 0;
 }
 
+/* A placement the answer reports is on disk before the caller learns of
+ * it (root's and the hook's: the others wait for the tick). */
+static void before_answer(void *userdata)
+{
+	struct daemon *d = userdata;
+
+	engine_state_flush(d->engine);
+}
+
 static void on_state_behind(void *userdata)
 {
 	struct daemon *d = userdata;
@@ -870,6 +879,7 @@ int methods_setup(struct daemon *d, const char *socket_path)
 		.version = VERSION,
 		.interface_description = control_interface_description,
 		.log = control_log,
+		.before_answer = before_answer,
 	};
 	struct timespec ts;
 	int r;

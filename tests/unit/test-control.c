@@ -10,7 +10,9 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/sockios.h>
 #include <sys/eventfd.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -51,6 +53,8 @@ static void test_log(int level, const char *fmt, ...)
 	log_lines++;
 }
 
+static bool method_ran; /* since the last before_answer */
+
 static int method_echo(void *userdata, const struct control_caller *caller, json_object *params,
 		       json_object **ret_reply, struct control_error *ret_error)
 {
@@ -59,6 +63,7 @@ static int method_echo(void *userdata, const struct control_caller *caller, json
 	(void)userdata;
 	(void)ret_error;
 	last_caller = *caller;
+	method_ran = true;
 	json_object_object_add(o, "echo", json_object_get(params));
 	json_object_object_add(o, "uid", json_object_new_int64(caller->uid));
 	json_object_object_add(o, "pid", json_object_new_int64(caller->pid));
@@ -90,6 +95,23 @@ static int method_boom(void *userdata, const struct control_caller *caller, json
 	(void)ret_reply;
 	(void)ret_error;
 	return -EIO;
+}
+
+/* before_answer: how often it ran, whether the method had run first, and
+ * whether any answer was already queued to the caller then (SIOCOUTQ on
+ * the server's end of the connection). */
+static unsigned answers_hooked, hook_after_method, hook_saw_queued;
+
+static void hook_before_answer(void *userdata)
+{
+	int queued = 0;
+
+	(void)userdata;
+	answers_hooked++;
+	hook_after_method += method_ran;
+	method_ran = false;
+	if (last_caller.fd >= 0 && ioctl(last_caller.fd, SIOCOUTQ, &queued) == 0 && queued > 0)
+		hook_saw_queued++;
 }
 
 static const struct control_method methods[] = {
@@ -282,6 +304,24 @@ static void round_trip_reports_peer_credentials(void)
 	CHECK(last_caller.gid == getgid() && last_caller.fd >= 0);
 	json_object_put(reply);
 	json_object_put(p);
+}
+
+/* The hook runs once per answered call, after its method and before
+ * its answer leaves. */
+static void answer_waits_for_the_hook(void)
+{
+	json_object *reply;
+	char *err;
+	unsigned before = answers_hooked, after_method = hook_after_method, queued = hook_saw_queued;
+
+	for (int i = 0; i < 20; i++) {
+		CHECK(call("io.coresched.Echo", NULL, &reply, &err) == 0);
+		json_object_put(reply);
+		free(err);
+	}
+	CHECK(answers_hooked == before + 20);
+	CHECK(hook_after_method == after_method + 20);
+	CHECK(hook_saw_queued == queued);
 }
 
 static void handler_errors_reach_the_client(void)
@@ -912,6 +952,7 @@ int main(void)
 		.version = "9.9-test",
 		.interface_description = control_interface_description,
 		.log = test_log,
+		.before_answer = hook_before_answer,
 	};
 	int r;
 
@@ -927,6 +968,7 @@ int main(void)
 	}
 	RUN(round_trip_reports_peer_credentials);
 	RUN(handler_errors_reach_the_client);
+	RUN(answer_waits_for_the_hook);
 	RUN(get_info);
 	RUN(get_interface_description);
 	RUN(unknown_method);

@@ -119,6 +119,12 @@ static int scan_one(void *userdata, pid_t pid)
 		struct match_input in = { t->exe, t->comm, t->uid, t->gid, t->cgroup };
 		struct match_result m;
 
+		/* What it runs, it ran when the walk read it: a child it forks
+		 * from then on, before the adoption tags it and past the walk's
+		 * listing, is a helper it ran (its fork event says when). */
+		if (!t->since_ns)
+			t->since_ns = t->read_ns;
+
 		if (s->n_pending >= s->max_pending)
 			return 0;
 		p = &s->pending[s->n_pending++];

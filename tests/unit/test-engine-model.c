@@ -217,6 +217,16 @@ static void taken(size_t i, bool lost)
 		p->loose = true;
 }
 
+/* A scenario's process that forks a child running fork_on_read_exe right
+ * after the daemon reads it (once): a fork inside a scan, behind the
+ * walk's listing. */
+static pid_t fork_on_read;
+static const char *fork_on_read_exe;
+static struct fproc *forked_on_read;
+static void op_fork(struct fproc *parent);
+static void exec_as(struct fproc *p, const char *exe);
+static struct fproc *fork_of(struct fproc *p);
+
 static int fk_read(void *u, pid_t pid, struct procinfo *ret)
 {
 	struct fproc *p = proc_of(pid);
@@ -224,6 +234,12 @@ static int fk_read(void *u, pid_t pid, struct procinfo *ret)
 	(void)u;
 	if (!p)
 		return -ESRCH;
+	if (pid == fork_on_read) {
+		fork_on_read = 0;
+		forked_on_read = fork_of(p);
+		if (forked_on_read)
+			exec_as(forked_on_read, fork_on_read_exe);
+	}
 	memset(ret, 0, sizeof(*ret));
 	ret->pid = pid;
 	ret->ppid = p->ppid;
@@ -1971,6 +1987,36 @@ static void test_helper_started_while_down(void)
 	scenario_done();
 }
 
+/* A member started while no daemon ran forks a helper while the new
+ * daemon's scan is under way: after the scan read it, before the
+ * adoption tagged it, and past the walk's listing. The helper copied
+ * cookie 0; its fork and exec events come after the scan. It is a helper
+ * the member started before it was tagged: it joins the member's key. */
+static void test_helper_forked_during_start_up_scan(void)
+{
+	const char *conf = "[Group web]\nMatchExe=/usr/bin/web\n";
+	struct fproc *p, *c;
+
+	e = scenario_with_state(conf);
+	if (!e)
+		return;
+	engine_tick(e); /* the heartbeat */
+	p = spawn("/usr/bin/web", 1000); /* the daemon is down from here */
+	CHECK(p != NULL);
+	if (!p)
+		return;
+	fork_on_read = p->pid;
+	fork_on_read_exe = "/usr/bin/helper";
+	forked_on_read = NULL;
+	e = restart_daemon(e, conf, true);
+	c = forked_on_read;
+	CHECK(c != NULL && cookie_of(c) == 0); /* forked before the adoption tagged p */
+	deliver(n_events);
+	CHECK(cookie_of(p) != 0 && has_group(p->pid, "web"));
+	CHECK(c && cookie_of(c) == cookie_of(p) && has_group(c->pid, "web"));
+	scenario_done();
+}
+
 /* An exec event of an earlier process under a reused pid, older than two
  * requests on the process that has the pid now (a clear, then a
  * placement): it did not end that clear, which began after it. A child
@@ -2641,6 +2687,7 @@ int main(void)
 	RUN(test_cleared_parent_gone_before_fork_event);
 	RUN(test_fork_race_then_helper);
 	RUN(test_helper_started_while_down);
+	RUN(test_helper_forked_during_start_up_scan);
 	RUN(test_root_placement_written_in_its_pass);
 	RUN(test_per_cgroup_unread_cgroup);
 	RUN(test_per_cgroup_cut_cgroup);

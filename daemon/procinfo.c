@@ -538,9 +538,12 @@ int procinfo_for_each_pid(const char *proc_root, procinfo_pid_fn fn, void *userd
 
 /* The threads of process pid, from the link count of its task directory:
  * the kernel makes it 2 plus the threads when asked (proc_task_getattr), so
- * one call counts them where a listing takes four. 0 when the count is not
- * that (a directory of another file system), -ESRCH when pid is gone. A
- * thread started after the call is not counted, as a listing's is not. */
+ * one call counts them where a listing takes four. -ESRCH when pid is gone.
+ * A thread started after the call is not counted, as a listing's is not.
+ * Another file system's count is not the kernel's: 0 on those that give a
+ * directory 1 (btrfs, a merged overlayfs directory), the subdirectories on
+ * others (tmpfs, ext4): a tree built for tests may say 1 with no
+ * PID/schedstat, so a reader of the one file falls back to the walk. */
 static int task_count(const char *proc_root, pid_t pid)
 {
 	char path[PATH_MAX];
@@ -642,16 +645,19 @@ static int add_thread_cpu(void *userdata, pid_t tid)
 int procinfo_cpu_ns(const char *proc_root, pid_t pid, uint64_t *ret)
 {
 	struct cpu_walk w = { 0 };
-	char buf[128];
+	char path[PATH_MAX], buf[128];
 	int r = task_count(proc_root, pid);
 
 	if (r == 1) { /* the leader alone: PID/schedstat is its own */
-		r = read_pid_file(proc_root, pid, "/schedstat", buf, sizeof(buf));
+		r = procinfo_path(path, sizeof(path), proc_root, pid, "/schedstat");
 		if (r < 0)
 			return r;
-		return parse_token(buf, UINT64_MAX, ret) ? 0 : -EBADMSG;
-	}
-	if (r < 0)
+		if (read_text(AT_FDCWD, path, buf, sizeof(buf)) == 0 && parse_token(buf, UINT64_MAX, ret))
+			return 0;
+		/* None to read (no CONFIG_SCHED_INFO, a tree that is not the
+		 * kernel's), or the process went: the walk tells which, as
+		 * the errors above say. */
+	} else if (r < 0)
 		return r;
 	r = for_each_task(proc_root, pid, add_thread_cpu, &w, &w.dirfd);
 	if (r < 0)

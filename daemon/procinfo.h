@@ -72,9 +72,9 @@ int procinfo_for_each_pid(const char *proc_root, procinfo_pid_fn fn, void *userd
  * part, with what was read and no error. */
 int procinfo_for_each_child(const char *proc_root, pid_t pid, procinfo_pid_fn fn, void *userdata);
 /* Time on a CPU in ns, summed over pid's threads (the first field of
- * proc_root/PID/task/TID/schedstat, CONFIG_SCHED_INFO): -ESRCH when pid is
- * gone, -ENOENT when no thread's could be read (also when pid was reaped
- * during the listing). */
+ * proc_root/PID/task/TID/schedstat, CONFIG_SCHED_INFO; of PID/schedstat
+ * when the leader is alone): -ESRCH when pid is gone, -ENOENT when no
+ * thread's could be read (also when pid was reaped during the listing). */
 int procinfo_cpu_ns(const char *proc_root, pid_t pid, uint64_t *ret);
 /* ns of CLOCK_BOOTTIME in the unit of start_time, clock ticks of hz
  * (sysconf(_SC_CLK_TCK)), rounded down as the kernel's nsec_to_clock_t()

@@ -13,9 +13,10 @@
 
 #include "hashmap.h"
 
-/* How long the last whole read of a process stands in for reading its
- * stat and status again: the engine asks for a process's cookie right after
- * reading it, within one event. */
+/* How long the last read of a process (whole, or the stat read to set its
+ * cookie) stands in for reading its stat and status again: the engine asks
+ * for a process's cookie right after reading it or setting it, within one
+ * event. */
 #define LAST_READ_FRESH_NS 2000000ull
 
 /* Deeper than any real process tree; a loop in a corrupt one ends here. */
@@ -41,7 +42,7 @@ struct dry_sys {
 	sc_cookie last_cookie;   /* synthetic values: 1, 2, ... never reused */
 	unsigned holders;
 	size_t prune_at;         /* look for records of exited processes at this size */
-	struct {                 /* the last whole read of a process (its leader) */
+	struct {                 /* the last read of a process (its leader), whole or to set its cookie */
 		pid_t pid, ppid;
 		uint64_t start, at_ns;
 		int kernel_thread;

@@ -285,20 +285,19 @@ static int sum_threads(int taskfd, struct fi_task_sample *sum)
 
 int fi_read_process(const char *proc_root, pid_t pid, struct fi_task_sample *ret)
 {
-	struct fi_task_sample sum = { .has_forceidle = true };
+	struct fi_task_sample sum = { .has_forceidle = true }, one;
 	char path[PATH_MAX];
 	int fd, r;
 
 	if (pid <= 0)
 		return -EINVAL;
-	if (procinfo_threads(proc_root, pid) == 1) { /* the leader alone: its file, no listing */
-		r = fi_read_thread(proc_root, pid, pid, &sum);
-		if (r < 0)
-			return r;
-		if (!sum.has_forceidle)
-			sum.forceidle_ns = 0;
-		sum.nr_threads = 1;
-		*ret = sum;
+	/* The leader alone: its file, no listing. Where that fails the walk
+	 * says why (gone, or a tree whose one thread has another name). */
+	if (procinfo_threads(proc_root, pid) == 1 && fi_read_thread(proc_root, pid, pid, &one) == 0) {
+		if (!one.has_forceidle)
+			one.forceidle_ns = 0;
+		one.nr_threads = 1;
+		*ret = one;
 		return 0;
 	}
 	if (snprintf(path, sizeof(path), "%s/%d/task", proc_root, (int)pid) >= (int)sizeof(path))

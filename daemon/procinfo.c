@@ -604,11 +604,24 @@ int procinfo_for_each_child(const char *proc_root, pid_t pid, procinfo_pid_fn fn
 	int r = procinfo_threads(proc_root, pid);
 
 	if (r == 1) { /* the leader alone: its file, with no listing */
+		char *buf;
+
 		snprintf(rest, sizeof(rest), "/task/%d/children", (int)pid);
 		r = procinfo_path(path, sizeof(path), proc_root, pid, rest);
-		return r < 0 ? r : children_in(&w, AT_FDCWD, path);
-	}
-	if (r < 0)
+		if (r < 0)
+			return r;
+		buf = malloc(CHILDREN_READ_MAX);
+		if (!buf)
+			return -ENOMEM;
+		r = read_text_of(AT_FDCWD, path, buf, CHILDREN_READ_MAX, false);
+		if (r == 0)
+			r = procinfo_parse_children(buf, fn, userdata);
+		free(buf);
+		if (r != -ESRCH)
+			return r;
+		/* None: the process went, or a tree that is not the kernel's
+		 * (its one thread under another name): the walk tells which. */
+	} else if (r < 0)
 		return r;
 	r = for_each_task(proc_root, pid, thread_children, &w, &w.dirfd);
 	return r < 0 ? r : 0;
@@ -637,16 +650,19 @@ static int add_thread_cpu(void *userdata, pid_t tid)
 int procinfo_cpu_ns(const char *proc_root, pid_t pid, uint64_t *ret)
 {
 	struct cpu_walk w = { 0 };
-	char buf[128];
+	char path[PATH_MAX], buf[128];
 	int r = procinfo_threads(proc_root, pid);
 
 	if (r == 1) { /* the leader alone: PID/schedstat is its own */
-		r = read_pid_file(proc_root, pid, "/schedstat", buf, sizeof(buf));
+		r = procinfo_path(path, sizeof(path), proc_root, pid, "/schedstat");
 		if (r < 0)
 			return r;
-		return parse_token(buf, UINT64_MAX, ret) ? 0 : -EBADMSG;
-	}
-	if (r < 0)
+		if (read_text(AT_FDCWD, path, buf, sizeof(buf)) == 0 && parse_token(buf, UINT64_MAX, ret))
+			return 0;
+		/* None to read (no CONFIG_SCHED_INFO, a tree that is not the
+		 * kernel's), or the process went: the walk tells which, as
+		 * the errors above say. */
+	} else if (r < 0)
 		return r;
 	r = for_each_task(proc_root, pid, add_thread_cpu, &w, &w.dirfd);
 	if (r < 0)

@@ -72,17 +72,19 @@ int procinfo_for_each_pid(const char *proc_root, procinfo_pid_fn fn, void *userd
  * part, with what was read and no error. */
 int procinfo_for_each_child(const char *proc_root, pid_t pid, procinfo_pid_fn fn, void *userdata);
 /* Time on a CPU in ns, summed over pid's threads (the first field of
- * proc_root/PID/task/TID/schedstat, CONFIG_SCHED_INFO): -ESRCH when pid is
- * gone, -ENOENT when no thread's could be read (also when pid was reaped
- * during the listing). */
+ * proc_root/PID/task/TID/schedstat, CONFIG_SCHED_INFO; of PID/schedstat
+ * when the leader is alone): -ESRCH when pid is gone, -ENOENT when no
+ * thread's could be read (also when pid was reaped during the listing). */
 int procinfo_cpu_ns(const char *proc_root, pid_t pid, uint64_t *ret);
 /* The threads of process pid (a zombie leader counts until its process is
  * reaped), from the link count of its task directory: the kernel makes it
  * 2 plus the threads when asked (proc_task_getattr), so one call counts
- * them where a listing takes four. 0 when the count is not that (a
- * directory of another file system: list it instead), -ESRCH when pid is
- * gone. A thread started after the call is not counted, as a listing's is
- * not. */
+ * them where a listing takes four. -ESRCH when pid is gone. A thread
+ * started after the call is not counted, as a listing's is not. Another
+ * file system's count is not the kernel's: 0 on those that give a
+ * directory 1 (btrfs, a merged overlayfs directory), the subdirectories on
+ * others (tmpfs, ext4): a tree built for tests may say 1 with no
+ * PID/schedstat, so a reader of the one file falls back to the walk. */
 int procinfo_threads(const char *proc_root, pid_t pid);
 /* ns of CLOCK_BOOTTIME in the unit of start_time, clock ticks of hz
  * (sysconf(_SC_CLK_TCK)), rounded down as the kernel's nsec_to_clock_t()

@@ -487,6 +487,170 @@ static void test_parent_seen(void)
 	engine_sys_dry_free(s);
 }
 
+/* A clock for a dry run that never finds its last read fresh. */
+static uint64_t far_ns;
+
+static uint64_t fk_far_now(void *u)
+{
+	(void)u;
+	return far_ns += 3 * 1000 * 1000;
+}
+
+static unsigned rnd_state = 12345;
+
+static unsigned rnd(unsigned n)
+{
+	rnd_state = rnd_state * 1103515245u + 12345u;
+	return (rnd_state >> 16) % n;
+}
+
+/* A live process at random, not init or the shell when mortal is set. */
+static struct fproc *some_proc(bool mortal)
+{
+	struct fproc *v[MAX_PROCS];
+	int n = 0;
+
+	for (int i = 0; i < MAX_PROCS; i++)
+		if (procs[i].alive && (!mortal || procs[i].pid > 10))
+			v[n++] = &procs[i];
+	return n ? v[rnd((unsigned)n)] : NULL;
+}
+
+/* Whether both dry runs give tid the same cookie (or the same error). */
+static bool agree(struct engine_sys *fast, struct engine_sys *slow, pid_t tid, int step)
+{
+	sc_cookie cf = 0xdead, cs = 0xdead;
+	int rf = fast->cookie_get(fast->userdata, tid, &cf);
+	int rs = slow->cookie_get(slow->userdata, tid, &cs);
+
+	if (rf == rs && cf == cs)
+		return true;
+	printf("  step %d: pid %d: %d 0x%llx with the shortcuts, %d 0x%llx without\n", step, (int)tid, rf,
+	       (unsigned long long)cf, rs, (unsigned long long)cs);
+	return false;
+}
+
+/* The shortcuts (the last read standing in for a lookup, a parent seen
+ * alive after its child started) give every live process the cookie the
+ * plain lookups give it: one dry run with a boot clock and a clock under
+ * which reads stay fresh, another that looks everything up, over the same
+ * forks (many in one tick), exits, reads, cookie changes and ticks. A pid
+ * comes back more than the freshness window after its process went, in
+ * the same tick or later, under another start time. */
+static void test_shortcuts_agree(void)
+{
+	static struct engine_sys real_far;
+	struct engine_sys *fast, *slow, *s;
+	struct holder *hf[3], *hs[3];
+	pid_t next = 100, dead[MAX_PROCS];
+	uint64_t dead_start[MAX_PROCS];
+	int ndead = 0, steps = 0, reuses = 0, compared = 0, mismatched = 0;
+
+	reset();
+	real_clocked = real;
+	real_clocked.boot_ticks = fk_boot_ticks;
+	real_far = real;
+	real_far.now_ns = fk_far_now;
+	fast = engine_sys_dry_new(&real_clocked);
+	slow = engine_sys_dry_new(&real_far);
+	CHECK(fast && slow);
+	if (!fast || !slow)
+		return;
+	for (int i = 0; i < 3; i++) {
+		s = fast;
+		CHECK(D(holder_new, 0, &hf[i]) == 0);
+		s = slow;
+		CHECK(D(holder_new, 0, &hs[i]) == 0);
+	}
+	for (steps = 0; steps < 20000; steps++) {
+		unsigned op = rnd(100);
+		struct fproc *p = some_proc(op >= 10 && op < 20);
+		struct procinfo pi;
+		int rf, rs, k;
+		pid_t pid;
+
+		if (!p)
+			continue;
+		pid = p->pid;
+		if (op < 10) { /* a fork */
+			int alive = 0;
+
+			for (int i = 0; i < MAX_PROCS; i++)
+				alive += procs[i].alive;
+			if (alive >= MAX_PROCS - 8)
+				continue;
+			/* Started in the tick now: a tick holds many forks. */
+			if (ndead > 0 && rnd(3) == 0) {
+				int i = rnd(2) ? ndead - 1 : (int)rnd((unsigned)ndead); /* often the last to go */
+
+				if (dead_start[i] == clock_ticks)
+					continue; /* one pid, one start: the same process */
+				fake_ns += 3 * 1000 * 1000;
+				reuses++;
+				spawn(dead[i], pid, "/bin/x")->start = --clock_ticks;
+				/* It forks at once, and its child is looked at first. */
+				if (rnd(2)) {
+					spawn(next, dead[i], "/bin/y")->start = --clock_ticks;
+					compared++;
+					mismatched += !agree(fast, slow, next++, steps);
+				}
+				dead[i] = dead[ndead - 1];
+				dead_start[i] = dead_start[--ndead];
+			} else
+				spawn(next++, pid, "/bin/x")->start = --clock_ticks;
+		} else if (op < 20) { /* an exit */
+			if (ndead < MAX_PROCS) {
+				dead[ndead] = pid;
+				dead_start[ndead++] = p->start;
+			}
+			reap(pid);
+		} else if (op < 35) { /* the engine reads it */
+			s = fast;
+			rf = D(read, pid, &pi);
+			s = slow;
+			rs = D(read, pid, &pi);
+			CHECK(rf == rs);
+		} else if (op < 45) { /* a thread starts */
+			for (int j = 0; j < 3; j++)
+				if (!p->tids[j]) {
+					p->tids[j] = next++;
+					break;
+				}
+		} else if (op < 75) { /* its cookie, or a thread's */
+			compared++;
+			mismatched += !agree(fast, slow, rnd(2) && p->tids[0] ? p->tids[0] : pid, steps);
+		} else if (op < 85) { /* assigned a holder's cookie, or 0 */
+			k = (int)rnd(4);
+			s = fast;
+			rf = D(cookie_assign, k < 3 ? hf[k] : NULL, pid);
+			s = slow;
+			rs = D(cookie_assign, k < 3 ? hs[k] : NULL, pid);
+			CHECK(rf == rs);
+		} else if (op < 90) { /* a cookie of its own */
+			s = fast;
+			rf = D(cookie_create, pid);
+			s = slow;
+			rs = D(cookie_create, pid);
+			CHECK(rf == rs);
+		} else if (op < 97) {
+			clock_ticks++;
+		} else {
+			fake_ns += 3 * 1000 * 1000;
+		}
+	}
+	printf("  %d steps, %d pids reused, %d cookies compared, %d differ\n", steps, reuses, compared, mismatched);
+	CHECK(compared > 1000 && mismatched == 0);
+	for (int i = 0; i < 3; i++) {
+		s = fast;
+		D(holder_free, hf[i]);
+		s = slow;
+		D(holder_free, hs[i]);
+	}
+	CHECK(calls_cookie == 0);
+	engine_sys_dry_free(fast);
+	engine_sys_dry_free(slow);
+}
+
 static struct conf *load(const char *text)
 {
 	struct conf *c = NULL;
@@ -547,6 +711,7 @@ int main(void)
 	RUN(test_pid_reuse);
 	RUN(test_last_read);
 	RUN(test_parent_seen);
+	RUN(test_shortcuts_agree);
 	RUN(test_engine_decides);
 	UNIT_EXIT();
 }

@@ -549,6 +549,51 @@ static void for_each_fake_pid(void)
 	CHECK(procinfo_for_each_pid(missing, collect_pid, &l) == -ENOENT);
 }
 
+/* A process's CPU time and children from a tree of /proc's files, on
+ * whatever file system holds it (a directory's link count there counts its
+ * subdirectories, or is 1). A thread with no schedstat to read (a kernel
+ * without CONFIG_SCHED_INFO) or one that does not parse is skipped as one
+ * that exited: -ENOENT when none is read, -ESRCH only when the process is
+ * gone. */
+static void fake_cpu_and_children(void)
+{
+	struct pid_list l = { 0 };
+	uint64_t ns = 0;
+
+	/* One thread, its files under task/ only. */
+	put_dir("4242/task");
+	put_dir("4242/task/4242");
+	put_file("4242/task/4242/schedstat", "1234 5 6\n");
+	put_file("4242/task/4242/children", "4300 4301 ");
+	CHECK(procinfo_cpu_ns(root, 4242, &ns) == 0 && ns == 1234);
+	CHECK(procinfo_for_each_child(root, 4242, collect_pid, &l) == 0);
+	CHECK(l.n == 2 && listed(&l, 4300) && listed(&l, 4301));
+	/* Two threads: the sum, and the second thread's children. */
+	put_dir("18/task");
+	put_dir("18/task/18");
+	put_dir("18/task/20");
+	put_file("18/schedstat", "100 0 0\n");
+	put_file("18/task/18/schedstat", "100 0 0\n");
+	put_file("18/task/20/schedstat", "23 0 0\n");
+	put_file("18/task/20/children", "4400 ");
+	CHECK(procinfo_cpu_ns(root, 18, &ns) == 0 && ns == 123);
+	memset(&l, 0, sizeof(l));
+	CHECK(procinfo_for_each_child(root, 18, collect_pid, &l) == 0);
+	CHECK(l.n == 1 && listed(&l, 4400));
+	/* No schedstat at all, or one that does not parse: none read. */
+	put_dir("17/task");
+	put_dir("17/task/17");
+	CHECK(procinfo_cpu_ns(root, 17, &ns) == -ENOENT);
+	put_dir("19/task");
+	put_dir("19/task/19");
+	put_file("19/schedstat", "garbage\n");
+	put_file("19/task/19/schedstat", "garbage\n");
+	CHECK(procinfo_cpu_ns(root, 19, &ns) == -ENOENT);
+	/* Gone. */
+	CHECK(procinfo_cpu_ns(root, 5555, &ns) == -ESRCH);
+	CHECK(procinfo_for_each_child(root, 5555, collect_pid, &l) == -ESRCH);
+}
+
 /* ---- the live /proc --------------------------------------------------------- */
 
 static bool has_unified_line(void)
@@ -780,13 +825,22 @@ static void spin_ms(unsigned ms)
 	while ((b.tv_sec - a.tv_sec) * 1000 + (b.tv_nsec - a.tv_nsec) / 1000000 < (long)ms);
 }
 
-static void *spin_and_park(void *arg)
+struct spinner {
+	volatile pid_t tid;
+	int release; /* its read returns once the other end is closed */
+};
+
+/* Ends by returning, not by pthread_cancel(): a frame unwound by a
+ * cancellation leaves ASan's marks of spin_ms()'s scopes on the stack,
+ * which the sanitizer's own thread exit then reports as a bad write. */
+static void *spin_and_wait(void *arg)
 {
-	pid_t *tid = arg;
+	struct spinner *w = arg;
+	char c;
 
 	spin_ms(60);
-	*tid = gettid();
-	pause();
+	w->tid = gettid();
+	(void)!read(w->release, &c, 1);
 	return NULL;
 }
 
@@ -794,23 +848,27 @@ static void *spin_and_park(void *arg)
  * is alone, and another thread's time counts once it runs. */
 static void live_cpu_ns(void)
 {
-	volatile pid_t tid = 0;
+	struct spinner w = { 0 };
 	uint64_t before, ns = 0, leader;
 	pthread_t th;
+	int fds[2];
 
 	spin_ms(20);
 	before = schedstat_ns(getpid());
 	CHECK(procinfo_cpu_ns("/proc", getpid(), &ns) == 0);
 	CHECK(ns >= before && ns < before + 10000000);
-	CHECK(pthread_create(&th, NULL, spin_and_park, (void *)&tid) == 0);
-	while (!tid)
+	CHECK(pipe(fds) == 0);
+	w.release = fds[0];
+	CHECK(pthread_create(&th, NULL, spin_and_wait, &w) == 0);
+	while (!w.tid)
 		usleep(1000);
 	leader = schedstat_ns(getpid());
 	CHECK(procinfo_cpu_ns("/proc", getpid(), &ns) == 0);
 	CHECK(ns >= leader + 50000000);
-	CHECK(ns >= leader + schedstat_ns(tid) - 1000000);
-	pthread_cancel(th);
+	CHECK(ns >= leader + schedstat_ns(w.tid) - 1000000);
+	close(fds[1]);
 	pthread_join(th, NULL);
+	close(fds[0]);
 	CHECK(procinfo_cpu_ns("/proc", 999999999, &ns) < 0);
 }
 
@@ -957,6 +1015,7 @@ int main(void)
 	RUN(for_each_fake_pid);
 	RUN(read_fake_long_status);
 	RUN(read_fake_long_cgroup);
+	RUN(fake_cpu_and_children);
 	remove_tree();
 	RUN(read_live_self);
 	RUN(read_live_missing_pid);

@@ -267,6 +267,14 @@ static void read_process_fake_tree(void)
 	CHECK(fi_read_thread(root, 42, 44, &s) == -ESRCH);
 	CHECK(fi_read_thread(root, 7, 7, &s) == -ESRCH);
 
+	/* One thread under another name than the process's: the walk. */
+	mkdirf("%s/60%s", root, "");
+	mkdirf("%s/60/task%s", root, "");
+	mkdirf("%s/60/task/%s", root, "61");
+	write_sched(root, "60/task/61/sched", 5000, 7);
+	CHECK(fi_read_process(root, 60, &s) == 0);
+	CHECK(s.nr_threads == 1 && s.sum_exec_ns == 5000 && s.forceidle_ns == 7);
+
 	/* A thread without the counter makes the sum's counter unknown. */
 	write_sched(root, "42/task/44/sched", 1000, -1);
 	CHECK(fi_read_process(root, 42, &s) == 0);

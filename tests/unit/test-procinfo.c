@@ -589,6 +589,16 @@ static void fake_cpu_and_children(void)
 	put_file("19/schedstat", "garbage\n");
 	put_file("19/task/19/schedstat", "garbage\n");
 	CHECK(procinfo_cpu_ns(root, 19, &ns) == -ENOENT);
+	/* One thread under another name than the process's: the walk. */
+	put_dir("4343");
+	put_dir("4343/task");
+	put_dir("4343/task/4350");
+	put_file("4343/task/4350/schedstat", "77 0 0\n");
+	put_file("4343/task/4350/children", "4360 ");
+	CHECK(procinfo_cpu_ns(root, 4343, &ns) == 0 && ns == 77);
+	memset(&l, 0, sizeof(l));
+	CHECK(procinfo_for_each_child(root, 4343, collect_pid, &l) == 0);
+	CHECK(l.n == 1 && listed(&l, 4360));
 	/* Gone. */
 	CHECK(procinfo_cpu_ns(root, 5555, &ns) == -ESRCH);
 	CHECK(procinfo_for_each_child(root, 5555, collect_pid, &l) == -ESRCH);

@@ -77,7 +77,10 @@ static bool follows(struct engine *e, const struct task *t, const struct task *p
 	 * helper ran, or exec'd since; either way the rules judge it. */
 	if (k->per == PER_PROCESS && p->origin == ORIGIN_STICKY && claimed(e, pi))
 		return false;
-	if (t->cookie == k->cookie || t->cookie == COOKIE_UNKNOWN || (k->per == PER_PROCESS && !k->cookie))
+	/* A trusted key's cookie is 0, as is every unplaced process's: the
+	 * same cookie says nothing of where the child comes from. */
+	if ((t->cookie == k->cookie && !k->trusted) || t->cookie == COOKIE_UNKNOWN ||
+	    (k->per == PER_PROCESS && !k->cookie))
 		return true;
 	/* Another cookie, but the parent's program: forked before the parent
 	 * was tagged, unless that cookie is an explicit placement's (forked

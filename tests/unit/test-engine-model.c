@@ -1193,7 +1193,8 @@ static void run_model(uint64_t seed, unsigned long steps)
 	rmdir(dir);
 }
 
-static const uint64_t regression_seeds[] = { 120, 179, 182, 189, 208, 216, 241, 243, 245, 275, 337, 536, 541, 590 };
+static const uint64_t regression_seeds[] = { 120, 179, 182, 189, 208, 216, 241, 243, 245, 275, 337, 482, 536, 541,
+					      590 };
 
 /* make check runs fixed seeds, a million steps in all, so that a failure
  * there is a regression and not the luck of the draw; any other seed runs
@@ -2623,6 +2624,33 @@ static void test_scan_child_of_sticky_per_process_member(void)
 }
 
 
+/* A process no group claims forks a child running its helper, then execs
+ * a program a trusted group claims; a scan meets the child before its
+ * fork event and reads the parent after its exec. The child's cookie 0
+ * is the trusted key's too, but tells nothing: it runs another program
+ * than its parent, and no group claims it. */
+static void test_scan_child_of_parent_now_trusted(void)
+{
+	struct fproc *p, *c;
+
+	e = scenario("[Group ok]\nMatchExe=/usr/bin/ok\nTrusted=yes\n");
+	if (!e)
+		return;
+	p = spawn("/usr/bin/helper", 0);
+	deliver(n_events);
+	CHECK(p && engine_task(e, p->pid) && !engine_task(e, p->pid)->key);
+	c = p ? fork_of(p) : NULL;
+	if (!c)
+		return;
+	exec_as(p, "/usr/bin/ok");
+	engine_scan(e, false, true);
+	deliver(n_events);
+	CHECK(has_group(p->pid, "ok") && cookie_of(p) == 0);
+	CHECK(engine_task(e, c->pid) && !engine_task(e, c->pid)->key && cookie_of(c) == 0);
+	e = engine_free(e);
+}
+
+
 int main(void)
 {
 	log_set_max_level(LOG_CRIT);
@@ -2666,6 +2694,7 @@ int main(void)
 	RUN(test_clear_ended_by_unseen_exec);
 	RUN(test_scan_reads_parent_before_child);
 	RUN(test_scan_child_of_sticky_per_process_member);
+	RUN(test_scan_child_of_parent_now_trusted);
 	RUN(test_model);
 	UNIT_EXIT();
 }

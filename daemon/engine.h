@@ -74,6 +74,7 @@ struct task {
 	pid_t scan_ppid;     /* met by a scan before its fork event: the parent it was judged by */
 	bool scan_followed;  /* ...and the scan put it in that parent's key */
 	bool scan_unsure;    /* ...but events were lost since, its fork's among them maybe */
+	sc_cookie scan_cookie; /* ...the cookie it carried when that scan read it */
 	uint64_t since_ns;   /* runs its program, as its user, since this event (0: not known) */
 	uint64_t read_ns;    /* its fields come from a /proc read begun then (0: not read) */
 	bool prev_session;   /* prev was a session's placement: its children are the rules' */

@@ -1193,7 +1193,7 @@ static void run_model(uint64_t seed, unsigned long steps)
 	rmdir(dir);
 }
 
-static const uint64_t regression_seeds[] = { 120, 179, 182, 189, 208, 216, 241, 243, 245, 275, 337, 482, 488,
+static const uint64_t regression_seeds[] = { 120, 179, 182, 189, 208, 216, 241, 243, 245, 275, 298, 337, 482, 488,
 					      536, 541, 590 };
 
 /* make check runs fixed seeds, a million steps in all, so that a failure
@@ -2690,6 +2690,37 @@ static void test_scan_child_of_parent_now_trusted(void)
 }
 
 
+/* A member forks a child and exits; a scan meets the child, reparented
+ * to init, before its fork event, and init, explicitly placed, runs the
+ * child's program: the scan makes the child follow init and gives it
+ * init's cookie. The fork event then names the child's true parent, gone
+ * by now: the child is judged again by the cookie it inherited, not by
+ * the one the scan gave it, and its program's group claims it. */
+static void test_scan_gave_child_of_gone_parent_init_key(void)
+{
+	struct fproc *w, *c;
+
+	e = scenario("[Group manual]\n[Group web]\nMatchExe=/usr/bin/web\n");
+	if (!e)
+		return;
+	w = spawn("/usr/bin/web", 0);
+	deliver(n_events);
+	CHECK(engine_assign(e, procs[0].pid, "manual", NULL, ORIGIN_ASSIGN) == 0);
+	exec_as(&procs[0], "/usr/bin/web");
+	deliver(n_events);
+	CHECK(has_group(procs[0].pid, "manual") && w && has_group(w->pid, "web"));
+	c = w ? fork_of(w) : NULL;
+	if (!c)
+		return;
+	op_exit(w);
+	engine_scan(e, false, true);
+	deliver(n_events);
+	CHECK(has_group(c->pid, "web") && cookie_of(c) != 0 && cookie_of(c) != cookie_of(&procs[0]));
+	CHECK(has_group(procs[0].pid, "manual"));
+	e = engine_free(e);
+}
+
+
 int main(void)
 {
 	log_set_max_level(LOG_CRIT);
@@ -2735,6 +2766,7 @@ int main(void)
 	RUN(test_scan_child_of_sticky_per_process_member);
 	RUN(test_helper_of_trusted_member_forked_stale);
 	RUN(test_scan_child_of_parent_now_trusted);
+	RUN(test_scan_gave_child_of_gone_parent_init_key);
 	RUN(test_model);
 	UNIT_EXIT();
 }

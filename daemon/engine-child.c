@@ -77,7 +77,10 @@ static bool follows(struct engine *e, const struct task *t, const struct task *p
 	 * helper ran, or exec'd since; either way the rules judge it. */
 	if (k->per == PER_PROCESS && p->origin == ORIGIN_STICKY && claimed(e, pi))
 		return false;
-	if (t->cookie == k->cookie || t->cookie == COOKIE_UNKNOWN || (k->per == PER_PROCESS && !k->cookie))
+	/* A trusted key's cookie is 0, as is every unplaced process's: the
+	 * same cookie says nothing of where the child comes from. */
+	if ((t->cookie == k->cookie && !k->trusted) || t->cookie == COOKIE_UNKNOWN ||
+	    (k->per == PER_PROCESS && !k->cookie))
 		return true;
 	/* Another cookie, but the parent's program: forked before the parent
 	 * was tagged, unless that cookie is an explicit placement's (forked
@@ -140,6 +143,23 @@ static bool cleared_at_fork(const struct task *p, bool before, uint64_t forked_n
 	return p->prev_cleared && !(p->prev_uncleared_ns && forked_ns > p->prev_uncleared_ns);
 }
 
+/* t carried cookie c, which the daemon has just taken away as never its
+ * (copied from a parent not yet corrected): its children forked until now
+ * carry c as well, and c is no key's claim on them. */
+static void note_stray(struct engine *e, struct task *t, sc_cookie c)
+{
+	if (c && c != COOKIE_UNKNOWN && t->cookie != c) {
+		t->stray_cookie = c;
+		t->stray_ns = SYS(e, now_ns);
+	}
+}
+
+/* Does t carry the stray cookie p had when it forked t? */
+static bool inherited_stray(const struct task *p, const struct task *t, uint64_t forked_ns)
+{
+	return p && forked_ns && p->stray_ns && forked_ns < p->stray_ns && t->cookie == p->stray_cookie;
+}
+
 /* The kernel copied the cookie the parent had *when it forked*, which may
  * be before the daemon placed it (a server forking workers right after its
  * exec, a shell forking before it was tagged) or before it moved to
@@ -153,16 +173,25 @@ void engine_judge_child(struct engine *e, struct task *t, struct task *p, const 
 			uint64_t forked_ns)
 {
 	bool before = forked_before_request(p, t, forked_ns);
+	sc_cookie had = t->cookie;
 
 	if (before && p->prev && inherit_prev(e, t, p))
 		return;
 	if (before || !follows(e, t, p, pi, forked_ns)) {
+		bool stray = inherited_stray(p, t, forked_ns);
+
 		if (descends_from_placement(e, t))
 			return;
 		/* a cleared parent's child stays cleared, from before or since */
 		if (p)
 			t->cleared = cleared_at_fork(p, before, forked_ns);
+		/* A cookie its parent was never to have: no member's helper by
+		 * it (sticky isolation keeps what a member passed on). */
+		if (stray)
+			t->released = true;
 		(void)engine_evaluate(e, t, false);
+		if (stray)
+			note_stray(e, t, had);
 		return;
 	}
 	table_set_origin(e, t, child_origin(p->origin));
@@ -181,6 +210,10 @@ void engine_judge_child(struct engine *e, struct task *t, struct task *p, const 
 	}
 	/* a parent whose placement failed: both are tried again */
 	t->unsettled = engine_ensure(e, t, false) < 0 || p->unsettled;
+	/* It joined its parent's key carrying another cookie: one copied
+	 * before the parent was corrected, never its own. */
+	if (p->key && (p->key->cookie || p->key->trusted) && had != p->key->cookie)
+		note_stray(e, t, had);
 }
 
 /* Started while no daemon ran (its fork and exec unseen), t carries cookie

@@ -106,6 +106,7 @@ static int scan_one(void *userdata, pid_t pid)
 		}
 		t->scan_ppid = pi.ppid;
 		t->scan_unsure = e->resyncing;
+		t->scan_cookie = t->cookie;
 		engine_judge_child(e, t, p, &pi, 0);
 		t->scan_followed = p && p->key && p->key == t->key;
 		if (s->all) { /* a reload: judged by the new rules too */

@@ -482,7 +482,7 @@ static int on_fork(struct engine *e, const struct procmon_event *ev)
 {
 	struct task *t, *parent;
 	struct procinfo pi;
-	bool changed;
+	bool changed, again = false;
 	int fd, r;
 
 	e->c.forks++;
@@ -512,6 +512,7 @@ static int on_fork(struct engine *e, const struct procmon_event *ev)
 		table_set_key(e, t, NULL);
 		table_set_origin(e, t, ORIGIN_NONE);
 		r = 1;
+		again = true;
 	}
 	if (r > 0) {
 		engine_ghost_forget(e, ev->tgid);
@@ -522,7 +523,17 @@ static int on_fork(struct engine *e, const struct procmon_event *ev)
 		 * dates the program, and an exec event, if one comes, again. */
 		if (!t->scan_ppid && (engine_same_program(parent, &pi) || !program_known(parent)))
 			t->since_ns = ev->timestamp_ns;
-		engine_judge_child(e, t, parent, &pi, ev->timestamp_ns);
+		/* Judged again: by the cookie it inherited, as the scan read
+		 * it, not by the one the scan gave it; then the kernel's is
+		 * made to agree. */
+		if (again && t->scan_cookie != t->cookie) {
+			t->cookie = t->scan_cookie;
+			engine_judge_child(e, t, parent, &pi, ev->timestamp_ns);
+			if (SYS(e, cookie_get, t->pid, &t->cookie) < 0)
+				t->cookie = COOKIE_UNKNOWN;
+			t->unsettled = engine_ensure(e, t, false) < 0 || t->unsettled;
+		} else
+			engine_judge_child(e, t, parent, &pi, ev->timestamp_ns);
 	}
 	if (r >= 0)
 		t->scan_ppid = 0;

@@ -74,10 +74,16 @@ struct task {
 	pid_t scan_ppid;     /* met by a scan before its fork event: the parent it was judged by */
 	bool scan_followed;  /* ...and the scan put it in that parent's key */
 	bool scan_unsure;    /* ...but events were lost since, its fork's among them maybe */
+	sc_cookie scan_cookie; /* ...the cookie it carried when that scan read it */
 	uint64_t since_ns;   /* runs its program, as its user, since this event (0: not known) */
 	uint64_t read_ns;    /* its fields come from a /proc read begun then (0: not read) */
 	bool prev_session;   /* prev was a session's placement: its children are the rules' */
 	bool stale;          /* an exec or uid change of it came too late to read: the table is out of date */
+	/* A cookie it carried that was never its (copied from a parent the
+	 * daemon had not corrected yet), and when the daemon took it away:
+	 * its children forked before then carry it too (engine-child.c). */
+	sc_cookie stray_cookie;
+	uint64_t stray_ns;
 	/* The group whose cookie it carried, or was counted for, since its
 	 * exec: nothing more to count for it there (engine-exposure.c). */
 	char *exposure_group;

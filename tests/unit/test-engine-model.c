@@ -1209,7 +1209,8 @@ static void run_model(uint64_t seed, unsigned long steps)
 	rmdir(dir);
 }
 
-static const uint64_t regression_seeds[] = { 120, 179, 182, 189, 208, 216, 241, 243, 245, 275, 337, 536, 541, 590 };
+static const uint64_t regression_seeds[] = { 120, 179, 182, 189, 208, 216, 241, 243, 245, 275, 298, 337, 482, 488,
+					      536, 541, 590 };
 
 /* make check runs fixed seeds, a million steps in all, so that a failure
  * there is a regression and not the luck of the draw; any other seed runs
@@ -2669,6 +2670,103 @@ static void test_scan_child_of_sticky_per_process_member(void)
 }
 
 
+/* A member of a user's key (kept there by its cookie after a uid change)
+ * execs a program a trusted group claims and forks a child that runs an unmatched helper, which forks a grandchild,
+ * all before the daemon takes the exec. The child and the grandchild
+ * carry the user's cookie, copied from a parent that no longer had it by
+ * policy: the child, the trusted member's helper, leaves the trusted key
+ * at its exec; the grandchild, forked before the daemon corrected the
+ * child, is that helper's child and no member of the user's key either. */
+static void test_helper_of_trusted_member_forked_stale(void)
+{
+	struct fproc *p, *m, *c, *g;
+
+	e = scenario("[Group ok]\nMatchExe=/usr/bin/ok\nTrusted=yes\nPriority=10\n"
+		     "[Group tenants]\nMatchUser=1002\nPer=user\n");
+	if (!e)
+		return;
+	p = spawn("/bin/sh", 1002);
+	m = spawn("/bin/sh", 1002); /* keeps the user's key alive */
+	deliver(n_events);
+	CHECK(p && m && has_group(p->pid, "tenants") && cookie_of(p) != 0);
+	if (!p || !m)
+		return;
+	p->uid = 0; /* it keeps the key: sticky */
+	emit(PROCMON_UID, p, p->pid, NULL);
+	deliver(n_events);
+	CHECK(has_group(p->pid, "tenants") && cookie_of(p) == cookie_of(m));
+	exec_as(p, "/usr/bin/ok");
+	c = fork_of(p);
+	if (!c)
+		return;
+	exec_as(c, "/usr/bin/helper");
+	g = fork_of(c);
+	deliver(n_events);
+	CHECK(has_group(p->pid, "ok") && cookie_of(p) == 0);
+	CHECK(engine_task(e, c->pid) && !engine_task(e, c->pid)->key && cookie_of(c) == 0);
+	CHECK(g && engine_task(e, g->pid) && !engine_task(e, g->pid)->key && cookie_of(g) == 0);
+	CHECK(has_group(m->pid, "tenants") && cookie_of(m) != 0);
+	e = engine_free(e);
+}
+
+/* A process no group claims forks a child running its helper, then execs
+ * a program a trusted group claims; a scan meets the child before its
+ * fork event and reads the parent after its exec. The child's cookie 0
+ * is the trusted key's too, but tells nothing: it runs another program
+ * than its parent, and no group claims it. */
+static void test_scan_child_of_parent_now_trusted(void)
+{
+	struct fproc *p, *c;
+
+	e = scenario("[Group ok]\nMatchExe=/usr/bin/ok\nTrusted=yes\n");
+	if (!e)
+		return;
+	p = spawn("/usr/bin/helper", 0);
+	deliver(n_events);
+	CHECK(p && engine_task(e, p->pid) && !engine_task(e, p->pid)->key);
+	c = p ? fork_of(p) : NULL;
+	if (!c)
+		return;
+	exec_as(p, "/usr/bin/ok");
+	engine_scan(e, false, true);
+	deliver(n_events);
+	CHECK(has_group(p->pid, "ok") && cookie_of(p) == 0);
+	CHECK(engine_task(e, c->pid) && !engine_task(e, c->pid)->key && cookie_of(c) == 0);
+	e = engine_free(e);
+}
+
+
+/* A member forks a child and exits; a scan meets the child, reparented
+ * to init, before its fork event, and init, explicitly placed, runs the
+ * child's program: the scan makes the child follow init and gives it
+ * init's cookie. The fork event then names the child's true parent, gone
+ * by now: the child is judged again by the cookie it inherited, not by
+ * the one the scan gave it, and its program's group claims it. */
+static void test_scan_gave_child_of_gone_parent_init_key(void)
+{
+	struct fproc *w, *c;
+
+	e = scenario("[Group manual]\n[Group web]\nMatchExe=/usr/bin/web\n");
+	if (!e)
+		return;
+	w = spawn("/usr/bin/web", 0);
+	deliver(n_events);
+	CHECK(engine_assign(e, procs[0].pid, "manual", NULL, ORIGIN_ASSIGN) == 0);
+	exec_as(&procs[0], "/usr/bin/web");
+	deliver(n_events);
+	CHECK(has_group(procs[0].pid, "manual") && w && has_group(w->pid, "web"));
+	c = w ? fork_of(w) : NULL;
+	if (!c)
+		return;
+	op_exit(w);
+	engine_scan(e, false, true);
+	deliver(n_events);
+	CHECK(has_group(c->pid, "web") && cookie_of(c) != 0 && cookie_of(c) != cookie_of(&procs[0]));
+	CHECK(has_group(procs[0].pid, "manual"));
+	e = engine_free(e);
+}
+
+
 int main(void)
 {
 	log_set_max_level(LOG_CRIT);
@@ -2713,6 +2811,9 @@ int main(void)
 	RUN(test_clear_ended_by_unseen_exec);
 	RUN(test_scan_reads_parent_before_child);
 	RUN(test_scan_child_of_sticky_per_process_member);
+	RUN(test_helper_of_trusted_member_forked_stale);
+	RUN(test_scan_child_of_parent_now_trusted);
+	RUN(test_scan_gave_child_of_gone_parent_init_key);
 	RUN(test_model);
 	UNIT_EXIT();
 }

@@ -1954,6 +1954,44 @@ static void test_root_placement_written_in_its_pass(void)
 	scenario_done();
 }
 
+/* The container hook run by a ControlGroup= member (privileged, not root):
+ * its placement is in the state file once the request's pass ends, as
+ * root's is, not a tick later (coreschedd(8)). */
+static bool state_has_line(pid_t pid)
+{
+	char want[24], line[512];
+	bool found = false;
+	FILE *f = fopen(state_path, "r");
+
+	snprintf(want, sizeof(want), "%d ", (int)pid);
+	while (f && fgets(line, sizeof(line), f))
+		found |= strncmp(line, want, strlen(want)) == 0;
+	if (f)
+		fclose(f);
+	return found;
+}
+
+static void test_hook_placement_by_member_written_at_once(void)
+{
+	struct engine_place req = { .pidfd = -1, .group = "ctr", .key = "c1", .origin = ORIGIN_HOOK, .placer = 1000 };
+	struct fproc *p;
+
+	e = scenario_with_state("[Group ctr]\n");
+	if (!e)
+		return;
+	engine_tick(e); /* the heartbeat: the file exists */
+	p = spawn("/bin/sh", 1000);
+	deliver(n_events);
+	CHECK(p != NULL);
+	if (!p)
+		return;
+	req.pid = p->pid;
+	CHECK(engine_place(e, &req) == 0 && has_group(p->pid, "ctr"));
+	engine_state_flush(e); /* what the loop does before it answers */
+	CHECK(state_has_line(p->pid));
+	scenario_done();
+}
+
 /* While no daemon runs, a member forks before it is tagged and the child
  * runs a helper: the new daemon finds the helper under its tagged parent
  * and puts it in the parent's key. A child the old daemon had judged (a
@@ -2689,6 +2727,7 @@ int main(void)
 	RUN(test_helper_started_while_down);
 	RUN(test_helper_forked_during_start_up_scan);
 	RUN(test_root_placement_written_in_its_pass);
+	RUN(test_hook_placement_by_member_written_at_once);
 	RUN(test_per_cgroup_unread_cgroup);
 	RUN(test_per_cgroup_cut_cgroup);
 	RUN(test_per_cgroup_by_name_own_cgroup);

@@ -219,10 +219,12 @@ static void taken(size_t i, bool lost)
 
 /* A scenario's process that forks a child running fork_on_read_exe right
  * after the daemon reads it (once): a fork inside a scan, behind the
- * walk's listing. */
+ * walk's listing. With exec_on_read_exe, the process forks while the
+ * daemon reads it and then runs exec_on_read_exe, before the read sees its
+ * program: a shell that starts a job and execs a member's program. */
 static pid_t fork_on_read;
-static const char *fork_on_read_exe;
-static struct fproc *forked_on_read;
+static const char *fork_on_read_exe, *exec_on_read_exe;
+static struct fproc *forked_on_read, *fork_after_read;
 static void op_fork(struct fproc *parent);
 static void exec_as(struct fproc *p, const char *exe);
 static struct fproc *fork_of(struct fproc *p);
@@ -234,11 +236,14 @@ static int fk_read(void *u, pid_t pid, struct procinfo *ret)
 	(void)u;
 	if (!p)
 		return -ESRCH;
-	if (pid == fork_on_read) {
+	if (pid == fork_on_read && exec_on_read_exe) {
 		fork_on_read = 0;
 		forked_on_read = fork_of(p);
-		if (forked_on_read)
-			exec_as(forked_on_read, fork_on_read_exe);
+		exec_as(p, exec_on_read_exe);
+		exec_on_read_exe = NULL;
+	} else if (pid == fork_on_read) {
+		fork_on_read = 0;
+		fork_after_read = p; /* once the read is done: the next clock reading */
 	}
 	memset(ret, 0, sizeof(*ret));
 	ret->pid = pid;
@@ -439,8 +444,17 @@ static int fk_sched_ext(void *u)
 
 static uint64_t fk_now(void *u)
 {
+	uint64_t now = ++vclock_ns;
+	struct fproc *p = fork_after_read;
+
 	(void)u;
-	return ++vclock_ns;
+	if (p) { /* it forks after the daemon's clock said now */
+		fork_after_read = NULL;
+		forked_on_read = fork_of(p);
+		if (forked_on_read)
+			exec_as(forked_on_read, fork_on_read_exe);
+	}
+	return now;
 }
 
 static int fk_cpu_ns(void *u, pid_t pid, uint64_t *ret)
@@ -2055,6 +2069,35 @@ static void test_helper_forked_during_start_up_scan(void)
 	scenario_done();
 }
 
+/* While the start-up scan reads a shell, it starts a job and then execs a
+ * member's program: the read shows the member, but the job was forked by
+ * the shell before, and no group claims it. It is no helper the member
+ * ran: the rules judge it, and it stays out of the member's key. */
+static void test_job_forked_before_exec_during_start_up_scan(void)
+{
+	const char *conf = "[Group web]\nMatchExe=/usr/bin/web\n";
+	struct fproc *p, *c;
+
+	e = scenario_with_state(conf);
+	if (!e)
+		return;
+	engine_tick(e);
+	p = spawn("/bin/sh", 1000); /* the daemon is down from here */
+	CHECK(p != NULL);
+	if (!p)
+		return;
+	fork_on_read = p->pid;
+	exec_on_read_exe = "/usr/bin/web";
+	forked_on_read = NULL;
+	e = restart_daemon(e, conf, true);
+	c = forked_on_read;
+	CHECK(c != NULL && strcmp(c->exe, "/bin/sh") == 0);
+	deliver(n_events);
+	CHECK(cookie_of(p) != 0 && has_group(p->pid, "web"));
+	CHECK(c && cookie_of(c) == 0 && !has_group(c->pid, "web"));
+	scenario_done();
+}
+
 /* An exec event of an earlier process under a reused pid, older than two
  * requests on the process that has the pid now (a clear, then a
  * placement): it did not end that clear, which began after it. A child
@@ -2726,6 +2769,7 @@ int main(void)
 	RUN(test_fork_race_then_helper);
 	RUN(test_helper_started_while_down);
 	RUN(test_helper_forked_during_start_up_scan);
+	RUN(test_job_forked_before_exec_during_start_up_scan);
 	RUN(test_root_placement_written_in_its_pass);
 	RUN(test_hook_placement_by_member_written_at_once);
 	RUN(test_per_cgroup_unread_cgroup);

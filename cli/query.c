@@ -329,8 +329,10 @@ static int ps_row(struct table *t, json_object *p)
 	v[P_ORIGIN] = daemon_call_str(p, "origin", NULL);
 	v[P_EXE] = daemon_call_str(p, "exe", NULL);
 	v[P_CGROUP] = daemon_call_str(p, "cgroup", NULL);
+	/* The mark goes first: a terminal's width cuts the end of the cell,
+	 * and a path the kernel cut is always longer than that. */
 	if (v[P_CGROUP] && daemon_call_bool(p, "cgroup_cut")) {
-		snprintf(cut, sizeof(cut), "%s/... (cut)", v[P_CGROUP]);
+		snprintf(cut, sizeof(cut), "(cut) %s/...", v[P_CGROUP]);
 		v[P_CGROUP] = cut;
 	}
 	return table_add(t, v);

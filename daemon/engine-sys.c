@@ -4,6 +4,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <sched.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,6 +18,7 @@
 
 struct linux_sys {
 	struct engine_sys ops;
+	bool host; /* proc_root is the host's /proc: a pidfd names its processes */
 	char proc_root[];
 };
 
@@ -58,29 +60,70 @@ static int other_thread(void *userdata, pid_t tid)
 	return tid != *(pid_t *)userdata ? -EEXIST : 0;
 }
 
-/* The leader of a thread group can exit (or be replaced by a thread that
- * exec'd) while the process lives on: then it is a zombie in stat, but
- * another thread is listed, or the exec'd thread now runs under its pid. */
-static int l_process_alive(void *u, pid_t tgid, uint64_t start)
+/* The state letter of tgid's leader if it is the process that started at
+ * start: 0 when it is gone (or another process has the pid). */
+static int leader_state(void *u, pid_t tgid, uint64_t start)
 {
 	struct procinfo info; /* only its stat fields are written: no 8 KiB clear */
-	int r;
+	int r = procinfo_read_stat(root_of(u), tgid, &info);
 
-	r = procinfo_read_stat(root_of(u), tgid, &info);
 	if (r == -ESRCH)
 		return 0;
 	if (r < 0)
 		return r;
-	if (info.start_time != start)
-		return 0; /* a new process under a reused pid */
-	if (info.state != 'Z' && info.state != 'X')
-		return 1;
-	r = procinfo_threads(root_of(u), tgid); /* the zombie leader counts */
+	return info.start_time == start ? (unsigned char)info.state : 0; /* else a new process under a reused pid */
+}
+
+/* Rereads of a leader marked dead (X) that its pid still shows: it is
+ * being reaped, or it is the old leader of an exec that ends by then. */
+#define DEAD_LEADER_REREADS 64
+
+/* A process whose leader is a zombie (or marked dead), from another tree
+ * than the host's /proc: another thread is counted (or listed), or an
+ * exec by another thread ends meanwhile (the old leader released, the
+ * exec'd thread alone under its pid), which a reread shows. */
+static int lone_leader_alive(void *u, pid_t tgid, uint64_t start)
+{
+	int r = procinfo_threads(root_of(u), tgid); /* the zombie leader counts */
+
 	if (r == -ESRCH)
 		return 0;
-	if (r > 0)
-		return r > 1;
-	return l_for_each_thread(u, tgid, other_thread, &tgid) == -EEXIST ? 1 : 0;
+	if (r > 1)
+		return 1;
+	if (r == 0 && l_for_each_thread(u, tgid, other_thread, &tgid) == -EEXIST)
+		return 1;
+	for (int i = 0; i < DEAD_LEADER_REREADS; i++) {
+		r = leader_state(u, tgid, start);
+		if (r != 'X')
+			return r < 0 ? r : r > 0 && r != 'Z';
+		sched_yield();
+	}
+	return 0;
+}
+
+/* The leader of a thread group can exit (or be replaced by a thread that
+ * exec'd) while the process lives on: then it is a zombie in stat. On the
+ * host's /proc the kernel says whether the whole group exited: a pidfd
+ * polls readable once every thread has, and across an exec by another
+ * thread (the old leader a zombie, then released, the exec'd thread under
+ * its pid) it stays unreadable, where counts and stat reads race with
+ * that exec. Opened before the stat read that checks the start time, so
+ * it is this process's. */
+static int l_process_alive(void *u, pid_t tgid, uint64_t start)
+{
+	int fd = -1, r;
+
+	/* Not the placement's pidfd: no fault injected here (see sc_fault). */
+	if (((struct linux_sys *)u)->host && (fd = (int)syscall(SYS_pidfd_open, tgid, 0)) < 0 && errno == ESRCH)
+		return 0;
+	r = leader_state(u, tgid, start);
+	if (r == 'Z' || r == 'X')
+		r = fd >= 0 ? !procinfo_pidfd_exited(fd) : lone_leader_alive(u, tgid, start);
+	else if (r > 0)
+		r = 1;
+	if (fd >= 0)
+		close(fd);
+	return r;
 }
 
 static int l_pidfd_open(void *u, pid_t pid)
@@ -250,6 +293,7 @@ struct engine_sys *engine_sys_linux_new(const char *proc_root)
 	if (!s)
 		return NULL;
 	memcpy(s->proc_root, proc_root, n);
+	s->host = strcmp(proc_root, "/proc") == 0;
 	s->ops = (struct engine_sys){
 		.read = l_read, .start_time = l_start_time, .for_each_pid = l_for_each_pid,
 		.for_each_thread = l_for_each_thread, .process_alive = l_process_alive,

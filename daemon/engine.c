@@ -748,8 +748,9 @@ static int place(struct engine *e, const struct engine_place *req, const struct 
 		/* Root's and the hook's placements are written at the end of
 		 * this pass (a container started just before a crash must be
 		 * found again); an unprivileged request's wait for the tick, so
-		 * that no user can make the loop write the file at will. */
-		if ((g || t->recorded) && e->privileged)
+		 * that no user can make the loop write the file at will. The
+		 * hook's origin needs privilege (root or ControlGroup=). */
+		if ((g || t->recorded) && (e->privileged || req->origin == ORIGIN_HOOK))
 			engine_state_dirty(e);
 		else if (g || t->recorded)
 			e->state_lazy = true;

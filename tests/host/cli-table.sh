@@ -88,3 +88,26 @@ if command -v script >/dev/null && script -qc true /dev/null >/dev/null 2>&1; th
 else
 	echo "SKIP: $T/list-terminal: no working script(1) to give coresched a terminal"
 fi
+
+# A cgroup path the kernel cut: ps marks it first, so that the mark stays
+# when a terminal's width cuts the cell.
+kill $fake 2>/dev/null
+wait $fake 2>/dev/null
+rm -f "$CORESCHED_SOCKET"
+cut_cg=/machine.slice/$(printf 'nested-%.0s' $(seq 40)).scope
+cat > "$work/replies.json" <<EOF2
+{"io.coresched.ListProcesses": {"parameters": {"processes": [
+  {"pid": 42, "uid": 1000, "user": "tester", "comm": "tenant-web", "group": "web", "key": "k",
+   "cookie": "0x1234", "origin": "rule", "exe": "/usr/bin/web", "cgroup": "$cut_cg", "cgroup_cut": true}]}}}
+EOF2
+python3 tests/host/fake-coreschedd.py "$CORESCHED_SOCKET" "$work/replies.json" &
+fake=$!
+i=0; while [ ! -S "$CORESCHED_SOCKET" ] && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
+out=$($cs ps -o PID,CGROUP | cat)
+rows ps-cut-cgroup-piped "$out" 2 "^ +42 +\\(cut\\) $cut_cg/\\.\\.\\.\$"
+if command -v script >/dev/null && script -qc true /dev/null >/dev/null 2>&1; then
+	out=$(script -qc "stty cols 80 rows 24; $cs ps -o PID,COMM,CGROUP" /dev/null </dev/null | tr -d '\r')
+	rows ps-cut-cgroup-terminal "$out" 2 '^ +42 +tenant-web +\(cut\) /machine\.slice/nested-'
+else
+	echo "SKIP: $T/ps-cut-cgroup-terminal: no working script(1) to give coresched a terminal"
+fi

@@ -389,6 +389,26 @@ out=$("$cs" explain -J "$fork1" 2>/dev/null)
 [ "$("$json" dry_run <<<"$out")" = true ] && [ "$("$json" agrees <<<"$out")" = true ]
 result explain-json 0 '' $? "$out"
 
+# The replies match the interface description the daemon serves (fields,
+# types, nullability; every method it serves is described), as root and as
+# an unprivileged user.
+idl=$top/tests/host/varlink-idl.py
+if ! command -v python3 >/dev/null; then
+	echo "SKIP: $T/replies-match-idl: no python3 to read the replies"
+else
+	sleep 1000 </dev/null >/dev/null 2>&1 &
+	pids+=($!)
+	box=$!
+	out=$(python3 "$idl" "$W/sock" '["Status"]' '["ListGroups"]' '["ListProcesses"]' \
+		"[\"Explain\",{\"pid\":$fork1}]" '["CheckConfig"]' \
+		"[\"AssignContainer\",{\"pid\":$box,\"id\":\"idl\",\"policy\":\"trusted\"}]" 2>&1)
+	result replies-match-idl 0 '' $? "$out"
+	out=$("$runas" 65534 65534 sh -c 'sleep 1000 </dev/null >/dev/null 2>&1 & p=$!
+		python3 - "$1" "[\"ListProcesses\"]" "[\"Explain\",{\"pid\":$p}]" "[\"Status\"]" "[\"ListGroups\"]"
+		r=$?; kill $p; exit $r' sh "$W/sock" <"$idl" 2>&1)
+	result replies-match-idl-unprivileged 0 '' $? "$out"
+fi
+
 stop_daemon
 result clean-stop 0 '' "$stop_rc" "$(cat "$W/log")" "$(grep -m1 -E 'Sanitizer|runtime error' "$W/log")"
 grep -qxF "$real_line" "$W/coreschedd.state" && ! grep -q "^$out2 " "$W/coreschedd.state"

@@ -219,10 +219,12 @@ static void taken(size_t i, bool lost)
 
 /* A scenario's process that forks a child running fork_on_read_exe right
  * after the daemon reads it (once): a fork inside a scan, behind the
- * walk's listing. */
+ * walk's listing. With exec_on_read_exe, the process forks while the
+ * daemon reads it and then runs exec_on_read_exe, before the read sees its
+ * program: a shell that starts a job and execs a member's program. */
 static pid_t fork_on_read;
-static const char *fork_on_read_exe;
-static struct fproc *forked_on_read;
+static const char *fork_on_read_exe, *exec_on_read_exe;
+static struct fproc *forked_on_read, *fork_after_read;
 static void op_fork(struct fproc *parent);
 static void exec_as(struct fproc *p, const char *exe);
 static struct fproc *fork_of(struct fproc *p);
@@ -234,11 +236,14 @@ static int fk_read(void *u, pid_t pid, struct procinfo *ret)
 	(void)u;
 	if (!p)
 		return -ESRCH;
-	if (pid == fork_on_read) {
+	if (pid == fork_on_read && exec_on_read_exe) {
 		fork_on_read = 0;
 		forked_on_read = fork_of(p);
-		if (forked_on_read)
-			exec_as(forked_on_read, fork_on_read_exe);
+		exec_as(p, exec_on_read_exe);
+		exec_on_read_exe = NULL;
+	} else if (pid == fork_on_read) {
+		fork_on_read = 0;
+		fork_after_read = p; /* once the read is done: the next clock reading */
 	}
 	memset(ret, 0, sizeof(*ret));
 	ret->pid = pid;
@@ -439,8 +444,17 @@ static int fk_sched_ext(void *u)
 
 static uint64_t fk_now(void *u)
 {
+	uint64_t now = ++vclock_ns;
+	struct fproc *p = fork_after_read;
+
 	(void)u;
-	return ++vclock_ns;
+	if (p) { /* it forks after the daemon's clock said now */
+		fork_after_read = NULL;
+		forked_on_read = fork_of(p);
+		if (forked_on_read)
+			exec_as(forked_on_read, fork_on_read_exe);
+	}
+	return now;
 }
 
 static int fk_cpu_ns(void *u, pid_t pid, uint64_t *ret)
@@ -1955,6 +1969,44 @@ static void test_root_placement_written_in_its_pass(void)
 	scenario_done();
 }
 
+/* The container hook run by a ControlGroup= member (privileged, not root):
+ * its placement is in the state file once the request's pass ends, as
+ * root's is, not a tick later (coreschedd(8)). */
+static bool state_has_line(pid_t pid)
+{
+	char want[24], line[512];
+	bool found = false;
+	FILE *f = fopen(state_path, "r");
+
+	snprintf(want, sizeof(want), "%d ", (int)pid);
+	while (f && fgets(line, sizeof(line), f))
+		found |= strncmp(line, want, strlen(want)) == 0;
+	if (f)
+		fclose(f);
+	return found;
+}
+
+static void test_hook_placement_by_member_written_at_once(void)
+{
+	struct engine_place req = { .pidfd = -1, .group = "ctr", .key = "c1", .origin = ORIGIN_HOOK, .placer = 1000 };
+	struct fproc *p;
+
+	e = scenario_with_state("[Group ctr]\n");
+	if (!e)
+		return;
+	engine_tick(e); /* the heartbeat: the file exists */
+	p = spawn("/bin/sh", 1000);
+	deliver(n_events);
+	CHECK(p != NULL);
+	if (!p)
+		return;
+	req.pid = p->pid;
+	CHECK(engine_place(e, &req) == 0 && has_group(p->pid, "ctr"));
+	engine_state_flush(e); /* what the loop does before it answers */
+	CHECK(state_has_line(p->pid));
+	scenario_done();
+}
+
 /* While no daemon runs, a member forks before it is tagged and the child
  * runs a helper: the new daemon finds the helper under its tagged parent
  * and puts it in the parent's key. A child the old daemon had judged (a
@@ -2015,6 +2067,35 @@ static void test_helper_forked_during_start_up_scan(void)
 	deliver(n_events);
 	CHECK(cookie_of(p) != 0 && has_group(p->pid, "web"));
 	CHECK(c && cookie_of(c) == cookie_of(p) && has_group(c->pid, "web"));
+	scenario_done();
+}
+
+/* While the start-up scan reads a shell, it starts a job and then execs a
+ * member's program: the read shows the member, but the job was forked by
+ * the shell before, and no group claims it. It is no helper the member
+ * ran: the rules judge it, and it stays out of the member's key. */
+static void test_job_forked_before_exec_during_start_up_scan(void)
+{
+	const char *conf = "[Group web]\nMatchExe=/usr/bin/web\n";
+	struct fproc *p, *c;
+
+	e = scenario_with_state(conf);
+	if (!e)
+		return;
+	engine_tick(e);
+	p = spawn("/bin/sh", 1000); /* the daemon is down from here */
+	CHECK(p != NULL);
+	if (!p)
+		return;
+	fork_on_read = p->pid;
+	exec_on_read_exe = "/usr/bin/web";
+	forked_on_read = NULL;
+	e = restart_daemon(e, conf, true);
+	c = forked_on_read;
+	CHECK(c != NULL && strcmp(c->exe, "/bin/sh") == 0);
+	deliver(n_events);
+	CHECK(cookie_of(p) != 0 && has_group(p->pid, "web"));
+	CHECK(c && cookie_of(c) == 0 && !has_group(c->pid, "web"));
 	scenario_done();
 }
 
@@ -2786,7 +2867,9 @@ int main(void)
 	RUN(test_fork_race_then_helper);
 	RUN(test_helper_started_while_down);
 	RUN(test_helper_forked_during_start_up_scan);
+	RUN(test_job_forked_before_exec_during_start_up_scan);
 	RUN(test_root_placement_written_in_its_pass);
+	RUN(test_hook_placement_by_member_written_at_once);
 	RUN(test_per_cgroup_unread_cgroup);
 	RUN(test_per_cgroup_cut_cgroup);
 	RUN(test_per_cgroup_by_name_own_cgroup);

@@ -123,6 +123,70 @@ out:
 	engine_sys_linux_free(s);
 }
 
+/* This program, as a process whose second thread executes this program
+ * again every 2 ms: the old leader exits and the exec'd thread takes its
+ * pid (de_thread), with a zombie leader in stat in between. */
+#define EXEC_LOOP_ARG "--exec-from-thread"
+
+static void *exec_again(void *arg)
+{
+	nanosleep(&(struct timespec){ 0, 2 * 1000 * 1000 }, NULL);
+	execl("/proc/self/exe", "test-engine-sys", EXEC_LOOP_ARG, (char *)NULL);
+	_exit(127);
+	return arg;
+}
+
+static void exec_loop(void)
+{
+	pthread_t th;
+
+	if (pthread_create(&th, NULL, exec_again, NULL) != 0)
+		_exit(126);
+	for (;;)
+		pause();
+}
+
+/* A process whose threads exec one after another never exits, and is
+ * never judged gone: not while its old leader is a zombie or marked dead,
+ * nor once the exec'd thread alone holds the pid. */
+static void thread_exec_keeps_process_alive(void)
+{
+	struct engine_sys *s = engine_sys_linux_new("/proc");
+	struct timespec t0, t;
+	uint64_t start = 0;
+	long calls = 0, gone = 0;
+	pid_t pid;
+
+	CHECK(s != NULL);
+	if (!s)
+		return;
+	pid = fork();
+	if (pid == 0) {
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		execl("/proc/self/exe", "test-engine-sys", EXEC_LOOP_ARG, (char *)NULL);
+		_exit(127);
+	}
+	CHECK(pid > 0);
+	if (pid <= 0)
+		goto out;
+	nap();
+	CHECK(S(start_time, pid, &start) == 0);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	do {
+		gone += S(process_alive, pid, start) != 1;
+		calls++;
+		clock_gettime(CLOCK_MONOTONIC, &t);
+	} while ((t.tv_sec - t0.tv_sec) * 1000 + (t.tv_nsec - t0.tv_nsec) / 1000000 < 1500);
+	CHECK(waitpid(pid, NULL, WNOHANG) == 0); /* it still runs */
+	if (gone)
+		fprintf(stderr, "  judged gone %ld times in %ld calls\n", gone, calls);
+	CHECK(gone == 0);
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+out:
+	engine_sys_linux_free(s);
+}
+
 /* An ordinary running process, and this one. */
 static void live_process(void)
 {
@@ -213,10 +277,13 @@ out:
 	engine_sys_linux_free(fake);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
+	if (argc > 1 && strcmp(argv[1], EXEC_LOOP_ARG) == 0)
+		exec_loop();
 	RUN(live_process);
 	RUN(zombie_leader_with_a_live_thread);
+	RUN(thread_exec_keeps_process_alive);
 	RUN(thread_id_read);
 	RUN(boot_ticks_bracket_a_start);
 	UNIT_EXIT();

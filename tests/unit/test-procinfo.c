@@ -776,16 +776,24 @@ static void live_children_and_tgid(void)
 	pthread_join(th, NULL);
 }
 
-static void *fork_and_park(void *arg)
-{
-	pid_t *child = arg;
+struct forker {
+	volatile pid_t child;
+	int release; /* its read returns once the other end is closed */
+};
 
-	*child = fork();
-	if (*child == 0) {
+/* Ends by returning, not by pthread_cancel() (see spin_and_wait below). */
+static void *fork_and_wait(void *arg)
+{
+	struct forker *f = arg;
+	pid_t child = fork();
+	char c;
+
+	if (child == 0) {
 		pause();
 		_exit(0);
 	}
-	pause();
+	f->child = child;
+	(void)!read(f->release, &c, 1);
 	return NULL;
 }
 
@@ -793,20 +801,26 @@ static void *fork_and_park(void *arg)
  * more than one thread, every thread's children file is read. */
 static void live_children_of_other_thread(void)
 {
-	volatile pid_t child = 0;
+	struct forker f = { 0 };
 	struct pid_list l = { 0 };
 	pthread_t th;
+	int fds[2];
 
-	CHECK(pthread_create(&th, NULL, fork_and_park, (void *)&child) == 0);
-	while (!child)
+	CHECK(pipe(fds) == 0);
+	f.release = fds[0];
+	CHECK(pthread_create(&th, NULL, fork_and_wait, &f) == 0);
+	while (!f.child)
 		usleep(1000);
-	CHECK(child > 0);
-	l.want = child;
+	CHECK(f.child > 0);
+	l.want = f.child;
 	CHECK(procinfo_for_each_child("/proc", getpid(), collect_pid, &l) == 0 && l.found);
-	kill(child, SIGKILL);
-	waitpid(child, NULL, 0);
-	pthread_cancel(th);
+	if (f.child > 0) {
+		kill(f.child, SIGKILL);
+		waitpid(f.child, NULL, 0);
+	}
+	close(fds[1]);
 	pthread_join(th, NULL);
+	close(fds[0]);
 }
 
 /* CPU time of thread tid as its schedstat says. */

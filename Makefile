@@ -127,6 +127,8 @@ $(B)/pam_coresched.so: $(PAM_SRCS:%.c=$(B)/%.o)
 $(B)/helpers/pam-drive: PKG_LIBS += -lpam
 # The benchmark's minimal launcher: libc only, like util-linux's coresched.
 $(B)/helpers/cs-launch: PKG_LIBS :=
+# The floor keeps its windows in the daemon's histogram (daemon/window.c).
+$(B)/helpers/cs-floor: $(B)/libdaemon.a
 # The start-up benchmark's bare /proc walk: libc only too.
 $(B)/helpers/cs-walk: PKG_LIBS :=
 

@@ -107,6 +107,21 @@ static void status_exposure(json_object *s)
 	}
 }
 
+/* How long processes ran before the cookie their group gives came. */
+static void status_window(json_object *s)
+{
+	json_object *w = NULL;
+
+	if (!json_object_object_get_ex(s, "window", &w) || !w)
+		return;
+	printf("untagged window: %lld placements", daemon_call_int(w, "placements", 0));
+	if (daemon_call_int(w, "placements", 0) > 0)
+		printf(", p50 %lld us, p90 %lld us, p99 %lld us, max %lld us", daemon_call_int(w, "p50_usec", 0),
+		       daemon_call_int(w, "p90_usec", 0), daemon_call_int(w, "p99_usec", 0),
+		       daemon_call_int(w, "max_usec", 0));
+	printf("\n");
+}
+
 static void status_print(json_object *s)
 {
 	json_object *src = NULL, *stats = NULL, *cnt = NULL;
@@ -141,6 +156,7 @@ static void status_print(json_object *s)
 		printf("counters:\n");
 		status_counters(cnt);
 	}
+	status_window(s);
 	status_exposure(s);
 }
 

@@ -7,6 +7,7 @@
 #include "engine.h"
 #include "engine-sys.h"
 #include "hashmap.h"
+#include "window.h"
 #include "procinfo.h"
 
 /* A cookie the daemon could not read: never equal to a key's cookie, so
@@ -71,6 +72,11 @@ struct engine {
 	uint64_t ticks;
 	struct hashmap *exposure; /* group name -> untagged CPU time (engine-exposure.c) */
 	bool no_exposure;      /* a session's opener going back: not the policy's lag */
+	/* The untagged window (window.h): the event being taken (its kernel
+	 * time; 0 outside an event), and whether a placement counted it. */
+	struct window_hist window;
+	uint64_t event_ns;
+	bool event_windowed;
 };
 
 /* ---- engine-child.c: what a new process inherits ---- */

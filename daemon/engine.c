@@ -99,6 +99,25 @@ static void note_carrier(const struct task *t, struct key *k, bool given)
 		k->ruled = true;
 }
 
+/* A cookie just given in answer to the event being taken: the process
+ * ran without it from the event until now. Once an event (its first
+ * placement: a scan it sets off is not the event's). */
+static void window_note(struct engine *e, const struct key *k)
+{
+	uint64_t now;
+
+	if (!k || k->trusted || !e->event_ns || e->event_windowed)
+		return;
+	e->event_windowed = true;
+	now = SYS(e, now_ns);
+	window_add(&e->window, now > e->event_ns ? (now - e->event_ns) / 1000 : 0);
+}
+
+const struct window_hist *engine_window(const struct engine *e)
+{
+	return &e->window;
+}
+
 int engine_ensure(struct engine *e, struct task *t, bool repair)
 {
 	struct key *k = t->key;
@@ -141,6 +160,7 @@ int engine_ensure(struct engine *e, struct task *t, bool repair)
 	}
 	if (k)
 		k->assignments++;
+	window_note(e, k);
 	note_carrier(t, k, true);
 	exposure_count(e, t, k, exposed);
 	t->released = false;
@@ -617,6 +637,8 @@ void engine_on_event(struct engine *e, const struct procmon_event *ev)
 	e->c.events++;
 	if (ev->timestamp_ns > e->watched_ns)
 		e->watched_ns = ev->timestamp_ns;
+	e->event_ns = ev->timestamp_ns;
+	e->event_windowed = false;
 	switch (ev->kind) {
 	case PROCMON_FORK:
 		if (ev->pid == ev->tgid)
@@ -650,6 +672,7 @@ void engine_on_event(struct engine *e, const struct procmon_event *ev)
 			engine_ghost_forget(e, ev->tgid);
 		break;
 	}
+	e->event_ns = 0;
 	if (r < 0)
 		engine_note_unexamined(e, ev->tgid, r);
 	if (e->rescan)

@@ -129,6 +129,9 @@ int engine_resync(struct engine *e);
 void engine_tick(struct engine *e);
 /* A sched_ext scheduler is loaded and AllowSchedExt= is off: no cookies. */
 bool engine_hazard(const struct engine *e);
+/* The untagged windows of the placements made in answer to events. */
+struct window_hist;
+const struct window_hist *engine_window(const struct engine *e);
 
 /* An explicit decision about one process (control socket, hook). */
 struct engine_place {

@@ -25,6 +25,7 @@
 #include "procinfo.h"
 #include "sandbox.h"
 #include "stats.h"
+#include "window.h"
 
 #define ERR(name) "io.coresched." name
 #define MAX_LIST 65536
@@ -236,6 +237,20 @@ static json_object *exposure_view(struct daemon *d, const struct control_caller 
 	return arr;
 }
 
+/* The untagged windows so far: their count and where they end. */
+static json_object *window_view(const struct window_hist *h)
+{
+	json_object *o = json_object_new_object();
+
+	json_object_object_add(o, "placements", json_object_new_int64((int64_t)h->n));
+	json_object_object_add(o, "mean_usec", json_object_new_int64(h->n ? (int64_t)(h->sum_us / h->n) : 0));
+	json_object_object_add(o, "p50_usec", json_object_new_int64((int64_t)window_quantile(h, 0.50)));
+	json_object_object_add(o, "p90_usec", json_object_new_int64((int64_t)window_quantile(h, 0.90)));
+	json_object_object_add(o, "p99_usec", json_object_new_int64((int64_t)window_quantile(h, 0.99)));
+	json_object_object_add(o, "max_usec", json_object_new_int64((int64_t)h->max_us));
+	return o;
+}
+
 static int m_status(void *u, const struct control_caller *c, json_object *p, json_object **ret,
 		    struct control_error *err)
 {
@@ -279,6 +294,7 @@ static int m_status(void *u, const struct control_caller *c, json_object *p, jso
 #undef C
 	json_object_object_add(o, "counters", cnt);
 	json_object_object_add(o, "exposure", exposure_view(d, c));
+	json_object_object_add(o, "window", window_view(engine_window(d->engine)));
 	if (d->stats)
 		json_object_object_add(o, "stats", stats_view(d, c));
 	*ret = o;

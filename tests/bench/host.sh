@@ -1,5 +1,5 @@
 #!/bin/bash
-# tests/bench/host.sh [3c] [4c] [5d] [key=value...]: host speed of the
+# tests/bench/host.sh [3c] [4c] [4d] [5d] [key=value...]: host speed of the
 # daemon's event path, on any kernel with the proc connector (no core
 # scheduling needed): coreschedd --dry-run against the floor, cs-floor
 # --dry-run, both subscribed during the same storms; and its start-up
@@ -7,16 +7,19 @@
 # as the daemon does, and applies nothing; the floor in a dry run reads
 # /proc/PID/exe and compares it, and makes no core-scheduling call either.
 # Needs root (the proc connector) and a built tree; run by
-# tests/bench/collect after the VM part. Prints two tables; nothing here
-# passes or fails on a time. Prints three tables.
+# tests/bench/collect after the VM part. Prints four tables; nothing here
+# passes or fails on a time.
 #   3c: CPU per exec (matching and not) at a fixed rate, ratio to the floor
 #   4c: the highest exec rate followed with no loss, 1..N spawners
+#   4d: the untagged window (event to cookie) of matching execs, quiet and
+#       beside an unmatched storm, each listener's p50/p90/p99, ratio to the floor
 #   5d: time to READY with many idle processes, ratio to cs-walk (a bare
 #       walk of /proc reading what the daemon reads), and the daemon's peak RSS
 #   key=value or BENCH_KEY env: cpurate (execs/s asked, 1000), cpusecs
 #   (seconds per storm, 5), cpureps (runs, 3), life (seconds each child of
 #   the CPU storms lives, 0.1), spawners (N, 2 x CPUs), losssecs (seconds
-#   per storm, 3), lossreps (runs per level, 3), startprocs (idle
+#   per storm, 3), lossreps (runs per level, 3), winrate (probes/s of 4d,
+#   100), winsecs (seconds of probes per run, 5), winreps (runs, 3), startprocs (idle
 #   processes for 5d, 10000), startreps (interleaved rounds of 5d, 7).
 #   Other keys are ignored: tests/bench/collect passes the VM's here too.
 #   About 3 minutes on 2 CPUs.
@@ -29,7 +32,7 @@ NCPU=$(nproc)
 ONLY=
 for a in "$@"; do
 	case $a in
-	3c | 4c | 5d) ONLY="$ONLY $a" ;;
+	3c | 4c | 4d | 5d) ONLY="$ONLY $a" ;;
 	*=*) k=$(echo "${a%%=*}" | tr a-z A-Z); export "BENCH_$k=${a#*=}" ;;
 	esac
 done
@@ -40,6 +43,9 @@ LIFE=${BENCH_LIFE:-0.1}
 SPAWNERS=${BENCH_SPAWNERS:-$((2 * NCPU))}
 LOSSSECS=${BENCH_LOSSSECS:-3}
 LOSSREPS=${BENCH_LOSSREPS:-3}
+WINRATE=${BENCH_WINRATE:-100}
+WINSECS=${BENCH_WINSECS:-5}
+WINREPS=${BENCH_WINREPS:-3}
 STARTPROCS=${BENCH_STARTPROCS:-10000}
 STARTREPS=${BENCH_STARTREPS:-7}
 
@@ -47,7 +53,7 @@ note() { echo "bench: $*" >&2; }
 want() { [ -z "$ONLY" ] || case " $ONLY " in *" $1 "*) ;; *) return 1 ;; esac; }
 
 if [ "$(id -u)" != 0 ]; then
-	echo "bench: host speed (3c, 4c, 5d) needs root for the proc connector; skipped"
+	echo "bench: host speed (3c, 4c, 4d, 5d) needs root for the proc connector; skipped"
 	exit 0
 fi
 for p in coreschedd coresched helpers/cs-floor helpers/cs-storm helpers/cs-json helpers/cs-ready helpers/cs-spawn \
@@ -82,6 +88,7 @@ RCVBUF=$(coreschedd --check-config --config-dir "$B/cfg" | sed -n 's/^ReceiveBuf
 [ -n "$RCVBUF" ] || { echo "bench: coreschedd --check-config names no ReceiveBuffer"; exit 1; }
 
 dstart() {
+	rm -f "$CORESCHED_SOCKET"
 	coreschedd --dry-run --config-dir "$B/cfg" --socket "$CORESCHED_SOCKET" >> "$B/dlog" 2>&1 &
 	DPID=$!
 	local i=0
@@ -272,6 +279,69 @@ bench_host_loss() {
 		<(sort -k1,1n -k2,2n "$B/loss"))"
 }
 
+# ---- 4d. the untagged window ------------------------------------------
+
+# window_run TAG: a fresh daemon and floor (their windows are their own
+# since they started); probes, a matching copy of /bin/sleep living $LIFE
+# s, at $WINRATE/s for $WINSECS s, beside (TAG storm) an unmatched storm
+# of /bin/sleep at $CPURATE/s or (TAG idle) nothing. Appends "TAG
+# probes d_n d_p50 d_p90 d_p99 d_max f_n f_p50 f_p90 f_p99 f_max" to
+# $B/win.
+window_run() {
+	local tag=$1 spid= n dw fw
+	dstart || return 1
+	fstart "$B/bin/sleeper" || { dstop; return 1; }
+	sleep 1
+	if [ "$tag" = storm ]; then
+		cs-storm "$CPURATE" $((WINSECS + 2)) /bin/sleep "$LIFE" > "$B/bg.out" & spid=$!
+		sleep 1
+	fi
+	cs-storm "$WINRATE" "$WINSECS" "$B/bin/sleeper" "$LIFE" > "$B/storm.out"
+	read -r n _ < <(sed 's/[a-z]*=//g' "$B/storm.out")
+	[ -n "$spid" ] && wait "$spid"
+	sleep "$(awk -v l="$LIFE" 'BEGIN { print l + 0.5 }')"
+	coresched status -J > "$B/status.json" || { note "coresched status failed"; fstop; dstop; return 1; }
+	dw=$(for k in placements p50_usec p90_usec p99_usec max_usec; do cs-json "window.$k" < "$B/status.json"; done | xargs)
+	fstop
+	dstop
+	fw=$(sed -n 's/^cs-floor: window n=\([0-9]*\) p50=\([0-9]*\) p90=\([0-9]*\) p99=\([0-9]*\) max=\([0-9]*\) .*/\1 \2 \3 \4 \5/p' \
+		"$B/floor.err")
+	[ -n "$fw" ] || { note "cs-floor gave no window: $(cat "$B/floor.err")"; return 1; }
+	echo "$tag ${n:-0} $dw $fw" >> "$B/win"
+}
+
+bench_host_window() {
+	out ""
+	out "== 4d. untagged window, host, dry run (us from the kernel's exec event to the end of the placement: coreschedd"
+	out "   --dry-run's Status window, cs-floor --dry-run's own, both in daemon/window.c's histogram, upper bounds within"
+	out "   12.5%; probes: a matching exe living ${LIFE}s at $WINRATE/s for ${WINSECS}s; storm: an unmatched exe at $CPURATE/s"
+	out "   beside them; a fresh daemon and floor each run; medians of $WINREPS runs; ratio: median of the runs' ratios)"
+	out "$(printf '%-26s %7s %7s %8s %8s %9s %10s' "listener, load" probes n p50 p90 p99 max)"
+	: > "$B/win"
+	local i tag
+	for i in $(seq "$WINREPS"); do
+		for tag in idle storm; do
+			window_run "$tag" || return
+		done
+	done
+	med() { awk -v t="$1" -v c="$2" '$1 == t { print $c }' "$B/win" | median; }
+	for tag in idle storm; do
+		out "$(printf '%-26s %7.0f %7.0f %8.0f %8.0f %9.0f %10.0f' "coreschedd, $tag" "$(med $tag 2)" "$(med $tag 3)" \
+			"$(med $tag 4)" "$(med $tag 5)" "$(med $tag 6)" "$(med $tag 7)")"
+		out "$(printf '%-26s %7.0f %7.0f %8.0f %8.0f %9.0f %10.0f' "floor, $tag" "$(med $tag 2)" "$(med $tag 8)" \
+			"$(med $tag 9)" "$(med $tag 10)" "$(med $tag 11)" "$(med $tag 12)")"
+	done
+	out ""
+	out "ratios coreschedd / floor (median of the runs' ratios; range)"
+	ratio() { awk -v t="$1" -v a="$2" -v b="$3" '$1 == t && $b > 0 { print $a / $b }' "$B/win"; }
+	for tag in idle storm; do
+		out "$(printf '%-26s p50 %5.2f (%s)  p90 %5.2f (%s)  p99 %5.2f (%s)' "$tag" \
+			"$(ratio $tag 4 9 | median)" "$(ratio $tag 4 9 | sort -g | awk 'NR == 1 { l = $1 } { h = $1 } END { printf "%.2f-%.2f", l, h }')" \
+			"$(ratio $tag 5 10 | median)" "$(ratio $tag 5 10 | sort -g | awk 'NR == 1 { l = $1 } { h = $1 } END { printf "%.2f-%.2f", l, h }')" \
+			"$(ratio $tag 6 11 | median)" "$(ratio $tag 6 11 | sort -g | awk 'NR == 1 { l = $1 } { h = $1 } END { printf "%.2f-%.2f", l, h }')")"
+	done
+}
+
 # ---- 5d. start-up ------------------------------------------------------
 
 # ready_row: "pid ms" from cs-ready's output in $B/ready.out.
@@ -357,8 +427,9 @@ bench_host_startup() {
 
 out ""
 out "# host speed, dry run: $NCPU cpus, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), kernel $(uname -r)"
-out "# sizes: cpurate=$CPURATE cpusecs=$CPUSECS cpureps=$CPUREPS life=$LIFE spawners=$SPAWNERS losssecs=$LOSSSECS lossreps=$LOSSREPS startprocs=$STARTPROCS startreps=$STARTREPS"
+out "# sizes: cpurate=$CPURATE cpusecs=$CPUSECS cpureps=$CPUREPS life=$LIFE spawners=$SPAWNERS losssecs=$LOSSSECS lossreps=$LOSSREPS winrate=$WINRATE winsecs=$WINSECS winreps=$WINREPS startprocs=$STARTPROCS startreps=$STARTREPS"
 want 3c && bench_host_cpu
 want 4c && bench_host_loss
+want 4d && bench_host_window
 want 5d && bench_host_startup
 exit 0

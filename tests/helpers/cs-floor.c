@@ -10,7 +10,10 @@
  * and what runs on a kernel without core scheduling, where every such call
  * fails with EINVAL. Without it, a failed CREATE at start is fatal.
  * --rcvbuf sets the socket's receive buffer as coreschedd's ReceiveBuffer=
- * does (SO_RCVBUFFORCE); without it the buffer is net.core.rmem_default. */
+ * does (SO_RCVBUFFORCE); without it the buffer is net.core.rmem_default.
+ * Each match's untagged window, from the event's kernel time to the end of
+ * its SHARE_TO (or of the match, in a dry run), goes into the daemon's own
+ * histogram (window.h); printed on SIGTERM as a second line. */
 #include <errno.h>
 #include <limits.h>
 #include <linux/cn_proc.h>
@@ -21,13 +24,16 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "sched_core.h"
+#include "window.h"
 
 static volatile sig_atomic_t stop;
 static unsigned long n_exec, n_matched, n_shared, n_failed, n_lost;
 static int dry_run;
+static struct window_hist window;
 
 static void on_term(int sig)
 {
@@ -62,7 +68,17 @@ static int subscribe(int rcvbuf)
 	return fd;
 }
 
-static void on_exec(pid_t tgid, const char *exe)
+static void window_since(uint64_t event_ns)
+{
+	struct timespec ts;
+	uint64_t now;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	now = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+	window_add(&window, now > event_ns ? (now - event_ns) / 1000 : 0);
+}
+
+static void on_exec(pid_t tgid, const char *exe, uint64_t event_ns)
 {
 	char path[64], target[PATH_MAX];
 	ssize_t n;
@@ -76,12 +92,15 @@ static void on_exec(pid_t tgid, const char *exe)
 	if (strcmp(target, exe) != 0)
 		return;
 	n_matched++;
-	if (dry_run)
+	if (dry_run) {
+		window_since(event_ns);
 		return;
+	}
 	if (sc_share_to(tgid, SC_SCOPE_THREAD_GROUP) == 0)
 		n_shared++;
 	else
 		n_failed++;
+	window_since(event_ns);
 }
 
 static void handle(const char *buf, ssize_t len, const char *exe)
@@ -95,7 +114,7 @@ static void handle(const char *buf, ssize_t len, const char *exe)
 		if (nl->nlmsg_type != NLMSG_DONE || cn->id.idx != CN_IDX_PROC)
 			continue;
 		if (ev->what == PROC_EVENT_EXEC)
-			on_exec(ev->event_data.exec.process_tgid, exe);
+			on_exec(ev->event_data.exec.process_tgid, exe, ev->timestamp_ns);
 	}
 }
 
@@ -157,5 +176,9 @@ int main(int argc, char **argv)
 	}
 	fprintf(stderr, "cs-floor: %lu execs, %lu matched, %lu shared, %lu failed, %lu losses\n",
 		n_exec, n_matched, n_shared, n_failed, n_lost);
+	fprintf(stderr, "cs-floor: window n=%llu p50=%llu p90=%llu p99=%llu max=%llu (us)\n",
+		(unsigned long long)window.n, (unsigned long long)window_quantile(&window, 0.50),
+		(unsigned long long)window_quantile(&window, 0.90), (unsigned long long)window_quantile(&window, 0.99),
+		(unsigned long long)window.max_us);
 	return 0;
 }

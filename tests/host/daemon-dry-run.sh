@@ -373,6 +373,24 @@ result status-json-dry-run 0 '' $? "$js"
 result status-json-fields 0 '' $? "$js"
 out=$("$cs" status)
 result status-text 0 '^dry run: yes \(nothing is applied to the kernel\)$' $? "$out"
+# The untagged window: the execs placed from their events were counted,
+# each from the kernel's stamp (more than nothing), and its quantiles are
+# in order; one more matching exec adds one, and the text says so.
+n0=$("$json" window.placements <<<"$js")
+[ "$n0" -ge 5 ] && [ "$("$json" window.p50_usec <<<"$js")" -gt 0 ] &&
+	[ "$("$json" window.p50_usec <<<"$js")" -le "$("$json" window.p99_usec <<<"$js")" ] &&
+	[ "$("$json" window.p99_usec <<<"$js")" -le "$("$json" window.max_usec <<<"$js")" ]
+result status-window 0 '' $? "$js"
+L "$W/bin/solo" 0
+for i in $(seq 50); do
+	n1=$("$cs" status -J | "$json" window.placements)
+	[ "$n1" -gt "$n0" ] && break
+	sleep 0.1
+done
+[ "$n1" = $((n0 + 1)) ]
+result status-window-one-more 0 '' $? "before $n0, after $n1"
+out=$("$cs" status)
+result status-window-text 0 "^untagged window: $n1 placements, p50 [0-9]+ us, p90 [0-9]+ us, p99 [0-9]+ us, max [0-9]+ us\$" $? "$out"
 note='^coresched: coreschedd is in a dry run: nothing is applied'
 out=$("$cs" ps 2>&1 >/dev/null)
 result ps-note-stderr 0 "$note" $? "$out"

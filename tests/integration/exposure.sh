@@ -66,6 +66,9 @@ wait_for grep -q run-spin /proc/$rp/comm
 expect_set run-tagged "$(cookie "$rp")"
 coresched status -J > /tmp/st2-$T.json 2>&1
 expect run-not-counted "$(jfield /tmp/st2-$T.json manual untagged_placements)" ""
+# The untagged window counts placements made in answer to an event: not
+# a reload's, not a launcher's.
+expect window-not-reload-nor-run "$(cs-json window.placements < /tmp/st2-$T.json)" 0
 
 # The other views say the same.
 coresched stats --untagged -J > /tmp/su-$T.json 2>&1
@@ -103,6 +106,16 @@ expect_set fork-parent-tagged "$fcookie"
 sleep 2 # the child runs, tagged
 coresched status -J > /tmp/st3-$T.json 2>&1
 p0=$(jfield /tmp/st3-$T.json forker untagged_placements)
+# The parent was placed from its exec event (its cookie, read from the
+# kernel above, is set): one window, dated from the kernel's stamp; the
+# child it forked once placed inherited the cookie and waited for nothing.
+expect window-exec-counted "$(cs-json window.placements < /tmp/st3-$T.json)" 1
+w=$(cs-json window.max_usec < /tmp/st3-$T.json)
+if [ -n "$w" ] && [ "$w" -gt 0 ] && [ "$(cs-json window.p50_usec < /tmp/st3-$T.json)" -le "$w" ]; then
+	pass window-exec-dated
+else
+	fail window-exec-dated "$(tr -d '\n' < /tmp/st3-$T.json | grep -o '"window":{[^}]*}')"
+fi
 coresched new -d "$child" || fail child-escaped "coresched new -d $child failed"
 # A reload reads every process again and repairs it, as a reconcile pass
 # does (without waiting for one).
@@ -111,6 +124,7 @@ settles "$child" "$fcookie"
 expect child-repaired "$(cookie "$child")" "$fcookie"
 coresched status -J > /tmp/st4-$T.json 2>&1
 expect repair-not-counted "$(jfield /tmp/st4-$T.json forker untagged_placements)" "$p0"
+expect window-repair-not-counted "$(cs-json window.placements < /tmp/st4-$T.json)" 1
 
 daemon_stop
 cleanup

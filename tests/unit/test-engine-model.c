@@ -1412,6 +1412,47 @@ static void test_exposure(void)
 	e = engine_free(e);
 }
 
+/* The untagged window: each placement made in answer to an event counts
+ * the time from the event's kernel stamp to the cookie read back, once;
+ * what needed no cookie (an unmatched program, a child that inherited the
+ * right one, a trusted group) and what a scan placed do not count. */
+static void test_window(void)
+{
+	const struct window_hist *h;
+	struct fproc *w, *c;
+
+	e = scenario("[Group web]\nMatchExe=/usr/bin/web\n[Group ok]\nMatchExe=/usr/bin/ok\nTrusted=yes\n");
+	if (!e)
+		return;
+	h = engine_window(e);
+	CHECK(h->n == 0 && window_quantile(h, 0.99) == 0);
+	w = spawn("/usr/bin/web", 1000);
+	vclock_ns += 2500000; /* the daemon takes the exec 2.5 ms after the kernel sent it */
+	deliver(n_events);
+	CHECK(w && cookie_of(w) != 0);
+	CHECK(h->n == 1 && h->max_us >= 2500 && h->max_us < 2510);
+	CHECK(window_quantile(h, 0.5) == h->max_us);
+	(void)spawn("/bin/sh", 1000);
+	(void)spawn("/usr/bin/ok", 1000);
+	vclock_ns += 1000000;
+	deliver(n_events);
+	CHECK(h->n == 1);
+	if (w) {
+		op_fork(w); /* the kernel gave the child web's cookie: nothing to wait for */
+		c = proc_of(next_pid == PID_MIN ? PID_MIN + PID_RANGE - 1 : next_pid - 1);
+		CHECK(c && cookie_of(c) == cookie_of(w));
+		deliver(n_events);
+		CHECK(h->n == 1);
+	}
+	/* a process whose events were lost is placed by the scan: no event to date it from */
+	w = spawn("/usr/bin/web", 1000);
+	n_events = 0;
+	engine_resync(e);
+	CHECK(w && cookie_of(w) != 0);
+	CHECK(h->n == 1);
+	e = engine_free(e);
+}
+
 /* Exposure counts what ran without the group's cookie, not a member's
  * whole life: a member re-keyed within its group by a reload ran with the
  * group's cookie, and one the daemon repairs after it escaped ran with it
@@ -2856,6 +2897,7 @@ int main(void)
 	RUN(test_unmatched_clear);
 	RUN(test_sched_ext);
 	RUN(test_exposure);
+	RUN(test_window);
 	RUN(test_exposure_members);
 	RUN(test_session);
 	RUN(test_session_unclaimed_opener);

@@ -12,7 +12,8 @@
 #   3c: CPU per exec (matching and not) at a fixed rate, ratio to the floor
 #   4c: the highest exec rate followed with no loss, 1..N spawners
 #   4d: the untagged window (event to cookie) of matching execs, quiet and
-#       beside an unmatched storm, each listener's p50/p90/p99, ratio to the floor
+#       beside an unmatched storm, each listener's p50/p90/p99, ratio to the
+#       floor: both at nice 0, and at the unit's Nice=
 #   5d: time to READY with many idle processes, ratio to cs-walk (a bare
 #       walk of /proc reading what the daemon reads), and the daemon's peak RSS
 #   key=value or BENCH_KEY env: cpurate (execs/s asked, 1000), cpusecs
@@ -89,7 +90,7 @@ RCVBUF=$(coreschedd --check-config --config-dir "$B/cfg" | sed -n 's/^ReceiveBuf
 
 dstart() {
 	rm -f "$CORESCHED_SOCKET"
-	coreschedd --dry-run --config-dir "$B/cfg" --socket "$CORESCHED_SOCKET" >> "$B/dlog" 2>&1 &
+	nice -n "${DNICE:-0}" coreschedd --dry-run --config-dir "$B/cfg" --socket "$CORESCHED_SOCKET" >> "$B/dlog" 2>&1 &
 	DPID=$!
 	local i=0
 	while [ ! -S "$CORESCHED_SOCKET" ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
@@ -99,7 +100,7 @@ dstop() { kill "$DPID" 2>/dev/null; wait "$DPID" 2>/dev/null; DPID=; }
 # fstart EXE: the floor on EXE; fstop stops it and sets FLOOR to its
 # "execs matched losses" (not in a subshell: it must wait for the floor).
 fstart() {
-	cs-floor --dry-run --rcvbuf "$RCVBUF" "$1" > "$B/floor.out" 2> "$B/floor.err" &
+	nice -n "${FNICE:-0}" cs-floor --dry-run --rcvbuf "$RCVBUF" "$1" > "$B/floor.out" 2> "$B/floor.err" &
 	FPID=$!
 	local i=0
 	while ! grep -q ready "$B/floor.out" && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
@@ -281,18 +282,22 @@ bench_host_loss() {
 
 # ---- 4d. the untagged window ------------------------------------------
 
-# window_run TAG: a fresh daemon and floor (their windows are their own
-# since they started); probes, a matching copy of /bin/sleep living $LIFE
-# s, at $WINRATE/s for $WINSECS s, beside (TAG storm) an unmatched storm
-# of /bin/sleep at $CPURATE/s or (TAG idle) nothing. Appends "TAG
-# probes d_n d_p50 d_p90 d_p99 d_max f_n f_p50 f_p90 f_p99 f_max" to
-# $B/win.
+# The daemon's priority as its unit ships it (Nice=).
+UNIT_NICE=$(sed -n 's/^Nice=//p' "$top/systemd/coreschedd.service")
+UNIT_NICE=${UNIT_NICE:-0}
+
+# window_run TAG LOAD DNICE FNICE: a fresh daemon (at nice DNICE) and
+# floor (FNICE), so that their windows are their own since they started;
+# probes, a matching copy of /bin/sleep living $LIFE s, at $WINRATE/s for
+# $WINSECS s, beside (LOAD storm) an unmatched storm of /bin/sleep at
+# $CPURATE/s or (LOAD idle) nothing. Appends "TAG/LOAD probes d_n d_p50
+# d_p90 d_p99 d_max f_n f_p50 f_p90 f_p99 f_max" to $B/win.
 window_run() {
-	local tag=$1 spid= n dw fw
-	dstart || return 1
-	fstart "$B/bin/sleeper" || { dstop; return 1; }
+	local tag=$1/$2 spid= n dw fw
+	DNICE=$3 dstart || return 1
+	FNICE=$4 fstart "$B/bin/sleeper" || { dstop; return 1; }
 	sleep 1
-	if [ "$tag" = storm ]; then
+	if [ "$2" = storm ]; then
 		cs-storm "$CPURATE" $((WINSECS + 2)) /bin/sleep "$LIFE" > "$B/bg.out" & spid=$!
 		sleep 1
 	fi
@@ -310,35 +315,50 @@ window_run() {
 	echo "$tag ${n:-0} $dw $fw" >> "$B/win"
 }
 
+# The three pairings: both at nice 0 (the code alone), the daemon as its
+# unit ships it beside a floor at 0, and both at the unit's value.
+WIN_SETUPS="plain:0:0 shipped:$UNIT_NICE:0 both:$UNIT_NICE:$UNIT_NICE"
+
 bench_host_window() {
 	out ""
 	out "== 4d. untagged window, host, dry run (us from the kernel's exec event to the end of the placement: coreschedd"
 	out "   --dry-run's Status window, cs-floor --dry-run's own, both in daemon/window.c's histogram, upper bounds within"
 	out "   12.5%; probes: a matching exe living ${LIFE}s at $WINRATE/s for ${WINSECS}s; storm: an unmatched exe at $CPURATE/s"
-	out "   beside them; a fresh daemon and floor each run; medians of $WINREPS runs; ratio: median of the runs' ratios)"
-	out "$(printf '%-26s %7s %7s %8s %8s %9s %10s' "listener, load" probes n p50 p90 p99 max)"
+	out "   beside them; a fresh daemon and floor each run; medians of $WINREPS runs; ratio: median of the runs' ratios;"
+	out "   nice: plain = both 0, shipped = coreschedd at its unit's Nice=$UNIT_NICE and the floor at 0, both = both at $UNIT_NICE)"
+	out "$(printf '%-32s %7s %7s %8s %8s %9s %10s' "listener, nice, load" probes n p50 p90 p99 max)"
 	: > "$B/win"
-	local i tag
+	local i s tag load dn fn
 	for i in $(seq "$WINREPS"); do
-		for tag in idle storm; do
-			window_run "$tag" || return
+		for s in $WIN_SETUPS; do
+			IFS=: read -r tag dn fn <<<"$s"
+			for load in idle storm; do
+				window_run "$tag" "$load" "$dn" "$fn" || return
+			done
 		done
 	done
 	med() { awk -v t="$1" -v c="$2" '$1 == t { print $c }' "$B/win" | median; }
-	for tag in idle storm; do
-		out "$(printf '%-26s %7.0f %7.0f %8.0f %8.0f %9.0f %10.0f' "coreschedd, $tag" "$(med $tag 2)" "$(med $tag 3)" \
-			"$(med $tag 4)" "$(med $tag 5)" "$(med $tag 6)" "$(med $tag 7)")"
-		out "$(printf '%-26s %7.0f %7.0f %8.0f %8.0f %9.0f %10.0f' "floor, $tag" "$(med $tag 2)" "$(med $tag 8)" \
-			"$(med $tag 9)" "$(med $tag 10)" "$(med $tag 11)" "$(med $tag 12)")"
+	for s in $WIN_SETUPS; do
+		IFS=: read -r tag dn fn <<<"$s"
+		for load in idle storm; do
+			t=$tag/$load
+			out "$(printf '%-32s %7.0f %7.0f %8.0f %8.0f %9.0f %10.0f' "coreschedd, $dn, $load" "$(med $t 2)" "$(med $t 3)" \
+				"$(med $t 4)" "$(med $t 5)" "$(med $t 6)" "$(med $t 7)")"
+			out "$(printf '%-32s %7.0f %7.0f %8.0f %8.0f %9.0f %10.0f' "floor, $fn, $load" "$(med $t 2)" "$(med $t 8)" \
+				"$(med $t 9)" "$(med $t 10)" "$(med $t 11)" "$(med $t 12)")"
+		done
 	done
 	out ""
 	out "ratios coreschedd / floor (median of the runs' ratios; range)"
 	ratio() { awk -v t="$1" -v a="$2" -v b="$3" '$1 == t && $b > 0 { print $a / $b }' "$B/win"; }
-	for tag in idle storm; do
-		out "$(printf '%-26s p50 %5.2f (%s)  p90 %5.2f (%s)  p99 %5.2f (%s)' "$tag" \
-			"$(ratio $tag 4 9 | median)" "$(ratio $tag 4 9 | sort -g | awk 'NR == 1 { l = $1 } { h = $1 } END { printf "%.2f-%.2f", l, h }')" \
-			"$(ratio $tag 5 10 | median)" "$(ratio $tag 5 10 | sort -g | awk 'NR == 1 { l = $1 } { h = $1 } END { printf "%.2f-%.2f", l, h }')" \
-			"$(ratio $tag 6 11 | median)" "$(ratio $tag 6 11 | sort -g | awk 'NR == 1 { l = $1 } { h = $1 } END { printf "%.2f-%.2f", l, h }')")"
+	rr() { printf '%5.2f (%s)' "$(ratio "$1" "$2" "$3" | median)" \
+		"$(ratio "$1" "$2" "$3" | sort -g | awk 'NR == 1 { l = $1 } { h = $1 } END { printf "%.2f-%.2f", l, h }')"; }
+	for s in $WIN_SETUPS; do
+		IFS=: read -r tag dn fn <<<"$s"
+		for load in idle storm; do
+			t=$tag/$load
+			out "$(printf '%-20s p50 %s  p90 %s  p99 %s' "$t" "$(rr $t 4 9)" "$(rr $t 5 10)" "$(rr $t 6 11)")"
+		done
 	done
 }
 

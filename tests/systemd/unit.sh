@@ -21,6 +21,8 @@ sed -i 's/^\[Daemon\]$/[Daemon]\nLogLevel=debug/' /etc/coresched/coreschedd.conf
 if systemctl start coreschedd; then pass start; else fail start "systemctl start failed: $(systemctl status coreschedd 2>&1 | tail -n5)"; fi
 expect active "$(systemctl is-active coreschedd)" active
 main=$(prop coreschedd MainPID)
+# The unit's Nice= reached the daemon (field 19 of stat: its nice value).
+expect nice "$(sed 's/.*) //' /proc/"$main"/stat 2>/dev/null | cut -d' ' -f17)" -10
 case $(prop coreschedd StatusText) in
 *tasks*keys*) pass status-text ;;
 *) fail status-text "StatusText is '$(prop coreschedd StatusText)'" ;;

@@ -585,16 +585,18 @@ static int children_in(const struct children_walk *w, int dirfd, const char *nam
 	if (r == 0)
 		r = procinfo_parse_children(buf, w->fn, w->userdata);
 	free(buf);
-	return r == -ESRCH ? 0 : r; /* ESRCH: the thread exited meanwhile */
+	return r;
 }
 
 static int thread_children(void *userdata, pid_t tid)
 {
 	struct children_walk *w = userdata;
 	char name[64];
+	int r;
 
 	snprintf(name, sizeof(name), "%d/children", (int)tid);
-	return children_in(w, w->dirfd, name);
+	r = children_in(w, w->dirfd, name);
+	return r == -ESRCH ? 0 : r; /* ESRCH: the thread exited meanwhile */
 }
 
 int procinfo_for_each_child(const char *proc_root, pid_t pid, procinfo_pid_fn fn, void *userdata)
@@ -604,19 +606,11 @@ int procinfo_for_each_child(const char *proc_root, pid_t pid, procinfo_pid_fn fn
 	int r = procinfo_threads(proc_root, pid);
 
 	if (r == 1) { /* the leader alone: its file, with no listing */
-		char *buf;
-
 		snprintf(rest, sizeof(rest), "/task/%d/children", (int)pid);
 		r = procinfo_path(path, sizeof(path), proc_root, pid, rest);
 		if (r < 0)
 			return r;
-		buf = malloc(CHILDREN_READ_MAX);
-		if (!buf)
-			return -ENOMEM;
-		r = read_text_of(AT_FDCWD, path, buf, CHILDREN_READ_MAX, false);
-		if (r == 0)
-			r = procinfo_parse_children(buf, fn, userdata);
-		free(buf);
+		r = children_in(&w, AT_FDCWD, path);
 		if (r != -ESRCH)
 			return r;
 		/* None: the process went, or a tree that is not the kernel's

@@ -72,11 +72,10 @@ struct engine {
 	uint64_t ticks;
 	struct hashmap *exposure; /* group name -> untagged CPU time (engine-exposure.c) */
 	bool no_exposure;      /* a session's opener going back: not the policy's lag */
-	/* The untagged window (window.h): the event being taken (its kernel
-	 * time; 0 outside an event), and whether a placement counted it. */
+	/* The untagged window (window.h), and the event being taken (its
+	 * kernel stamp; 0 outside an event). */
 	struct window_hist window;
 	uint64_t event_ns;
-	bool event_windowed;
 };
 
 /* ---- engine-child.c: what a new process inherits ---- */

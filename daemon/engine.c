@@ -99,18 +99,28 @@ static void note_carrier(const struct task *t, struct key *k, bool given)
 		k->ruled = true;
 }
 
-/* A cookie just given in answer to the event being taken: the process
- * ran without it from the event until now. Once an event (its first
- * placement: a scan it sets off is not the event's). */
-static void window_note(struct engine *e, const struct key *k)
+/* A cookie just given in answer to the event being taken, or by a retry
+ * of a placement an event asked for and that failed then: the process
+ * ran without it from that event until now. A stamp later than now (a
+ * clock not the kernel's: a time namespace) dates nothing. */
+static void window_note(struct engine *e, struct task *t, const struct key *k)
 {
+	uint64_t since = t->window_ns && (!e->event_ns || t->window_ns < e->event_ns) ? t->window_ns : e->event_ns;
 	uint64_t now;
 
-	if (!k || k->trusted || !e->event_ns || e->event_windowed)
+	t->window_ns = 0;
+	if (!k || k->trusted || !since)
 		return;
-	e->event_windowed = true;
 	now = SYS(e, now_ns);
-	window_add(&e->window, now > e->event_ns ? (now - e->event_ns) / 1000 : 0);
+	if (now >= since)
+		window_add(&e->window, (now - since) / 1000);
+}
+
+/* A placement an event asked for failed: a retry's window starts there. */
+static void window_pending(struct engine *e, struct task *t, const struct key *k)
+{
+	if (k && !k->trusted && e->event_ns && !t->window_ns)
+		t->window_ns = e->event_ns;
 }
 
 const struct window_hist *engine_window(const struct engine *e)
@@ -132,19 +142,24 @@ int engine_ensure(struct engine *e, struct task *t, bool repair)
 	if (!first && t->cookie == want) {
 		note_carrier(t, k, false);
 		t->released = false;
+		t->window_ns = 0; /* it carries what it must: nothing waits */
 		exposure_settle(t, k); /* it runs with the group's cookie */
 		return 0;
 	}
-	if (!smt_usable(e))
+	if (!smt_usable(e)) {
+		window_pending(e, t, k);
 		return -ENODEV;
+	}
 	exposed = exposure_due(e, t, k);
 	r = apply(e, t, k);
 	if (r < 0) {
+		window_pending(e, t, k);
 		note_failure(e, t, r, k ? "assign a cookie" : "clear the cookie");
 		return r;
 	}
 	r = SYS(e, cookie_get, t->pid, &t->cookie);
 	if (r < 0) {
+		window_pending(e, t, k);
 		t->cookie = COOKIE_UNKNOWN;
 		note_failure(e, t, r, "read the cookie back");
 		return r;
@@ -160,7 +175,7 @@ int engine_ensure(struct engine *e, struct task *t, bool repair)
 	}
 	if (k)
 		k->assignments++;
-	window_note(e, k);
+	window_note(e, t, k);
 	note_carrier(t, k, true);
 	exposure_count(e, t, k, exposed);
 	t->released = false;
@@ -397,9 +412,12 @@ int engine_evaluate(struct engine *e, struct task *t, bool repair)
 {
 	int r = decide(e, t);
 
-	if (r < 0 && r != -ENODATA)
+	if (r < 0 && r != -ENODATA) {
+		/* its key could not be made: the window runs until a retry */
+		if (e->event_ns && !t->window_ns)
+			t->window_ns = e->event_ns;
 		note_failure(e, t, r, "place the process");
-	else if (r >= 0)
+	} else if (r >= 0)
 		r = engine_ensure(e, t, repair);
 	t->unsettled = r < 0;
 	return r;
@@ -575,6 +593,8 @@ static void on_thread(struct engine *e, const struct procmon_event *ev)
 
 	if (!t || !t->key || t->origin == ORIGIN_FOREIGN || e->smt_off)
 		return;
+	/* A thread pushed again is no process's placement: not a window. */
+	e->event_ns = 0;
 	if (SYS(e, cookie_get, ev->pid, &c) == 0 && c != t->key->cookie && t->key->cookie != 0) {
 		t->cookie = COOKIE_UNKNOWN; /* push to every thread again */
 		t->unsettled = engine_ensure(e, t, false) < 0;
@@ -638,7 +658,6 @@ void engine_on_event(struct engine *e, const struct procmon_event *ev)
 	if (ev->timestamp_ns > e->watched_ns)
 		e->watched_ns = ev->timestamp_ns;
 	e->event_ns = ev->timestamp_ns;
-	e->event_windowed = false;
 	switch (ev->kind) {
 	case PROCMON_FORK:
 		if (ev->pid == ev->tgid)

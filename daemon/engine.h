@@ -87,6 +87,9 @@ struct task {
 	/* The group whose cookie it carried, or was counted for, since its
 	 * exec: nothing more to count for it there (engine-exposure.c). */
 	char *exposure_group;
+	/* A placement due since this event (its kernel stamp) failed: when
+	 * a retry succeeds, its window runs from then (0: none; window.h). */
+	uint64_t window_ns;
 };
 
 struct engine_counters {

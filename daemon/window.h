@@ -12,7 +12,8 @@
 
 #define WINDOW_EXACT   16u  /* values below this many µs have a bucket each */
 #define WINDOW_SUB     8u   /* buckets per octave above them */
-#define WINDOW_OCTAVES 40u  /* 2^44 µs is half a year: the last bucket holds the rest */
+#define WINDOW_OCTAVES 40u  /* 2^44 µs is half a year: the last bucket holds the rest, and a
+			     * quantile there is only the longest window seen */
 #define WINDOW_BUCKETS (WINDOW_EXACT + WINDOW_OCTAVES * WINDOW_SUB)
 
 struct window_hist {

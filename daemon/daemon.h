@@ -16,6 +16,7 @@ struct daemon {
 	const char *config_dir;       /* --config-dir, or NULL for the built-in paths */
 	char **sources;               /* of the live configuration */
 	int procmon_fd;
+	bool resync_pending;          /* events were lost: drain the socket, then rescan */
 	bool seccomp_on;
 	/* A dry run (--dry-run or DryRun=, fixed at start-up): the engine's
 	 * kernel is dry_sys, which applies nothing; NULL otherwise. */

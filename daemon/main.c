@@ -28,6 +28,7 @@
 #define EXIT_NO_SCHED_CORE 3
 #define EXIT_NO_SMT 4
 #define EVENT_BATCH 256
+#define DRAIN_BATCH 4096 /* datagrams discarded per pass after a loss */
 
 static const char *arg_config_dir;
 static int arg_check_config;
@@ -105,23 +106,42 @@ static void on_proc_event(void *userdata, const struct procmon_event *ev)
 	engine_on_event(userdata, ev);
 }
 
+/* After a loss: empty the socket's queue, which ends the kernel's silent
+ * dropping (procmon_drain()), then rescan. False while datagrams remain
+ * after a bounded pass: the next POLLIN comes back here, and control
+ * requests are served in between. */
+static bool drain_then_resync(struct daemon *d, int fd)
+{
+	int r = procmon_drain(fd, DRAIN_BATCH);
+
+	if (r == 0)
+		return false;
+	if (r < 0)
+		log_errno(LOG_WARNING, r, "Failed to empty the process event queue: %m, rescanning anyway.");
+	d->resync_pending = false;
+	(void)engine_resync(d->engine);
+	return true;
+}
+
 static int on_procmon(sd_event_source *s, int fd, uint32_t revents, void *userdata)
 {
 	struct daemon *d = userdata;
+	unsigned rounds = 0;
 	int r;
 
 	(void)s;
 	(void)revents;
-	unsigned rounds = 0;
-
+	if (d->resync_pending && !drain_then_resync(d, fd))
+		return 0;
 	/* procmon may hold events back (a batch limit, events that came with
 	 * the subscription ack): take them too, boundedly. */
 	do
 		r = procmon_receive(fd, EVENT_BATCH, on_proc_event, d->engine);
 	while (r > 0 && procmon_pending(fd) && ++rounds < 16);
-	if (r == -ENOBUFS || r == -EBADMSG || r == -EMSGSIZE)
-		(void)engine_resync(d->engine);
-	else if (r < 0 && r != -EAGAIN && r != -EINTR)
+	if (r == -ENOBUFS || r == -EBADMSG || r == -EMSGSIZE) {
+		d->resync_pending = true;
+		(void)drain_then_resync(d, fd);
+	} else if (r < 0 && r != -EAGAIN && r != -EINTR)
 		log_errno(LOG_WARNING, r, "Failed to receive process events: %m, ignoring.");
 	return 0;
 }

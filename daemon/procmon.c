@@ -454,6 +454,32 @@ static int receive_one(int fd, struct recv_ctx *ctx)
 	return r < 0 ? r : 1;
 }
 
+/* The kernel marks a netlink socket congested when it drops a datagram for
+ * it, reports ENOBUFS once, and then drops every datagram for it, silently,
+ * until a read finds its queue empty (af_netlink.c: netlink_overrun(),
+ * netlink_rcv_wake()). So the loss goes on after it is reported: a rescan
+ * made before the queue is empty misses what happens between its read of a
+ * process and the end of the congestion. Emptying the queue first ends it;
+ * a loss after that is reported again. While congested the queue only
+ * shrinks, so this ends. */
+int procmon_drain(int fd, size_t max_datagrams)
+{
+	_Alignas(struct nlmsghdr) unsigned char buf[RECV_BUF_SIZE];
+	ssize_t n;
+
+	if (fd < 0)
+		return -EINVAL;
+	if (held.fd == fd)
+		hold_reset(fd);
+	for (size_t i = 0; i < max_datagrams; i++) {
+		n = recv(fd, buf, sizeof(buf), MSG_DONTWAIT | MSG_TRUNC);
+		if (n >= 0 || errno == EINTR || errno == ENOBUFS)
+			continue;
+		return errno == EAGAIN || errno == EWOULDBLOCK ? 1 : -errno;
+	}
+	return 0;
+}
+
 int procmon_receive(int fd, size_t max_events, procmon_fn fn, void *userdata)
 {
 	struct recv_ctx ctx = { .fn = fn, .userdata = userdata, .max = max_events };

@@ -17,6 +17,8 @@ struct daemon {
 	char **sources;               /* of the live configuration */
 	int procmon_fd;
 	bool resync_pending;          /* events were lost: drain the socket, then rescan */
+	uint64_t resync_end_usec;     /* when the last rescan after a loss ended */
+	uint64_t resync_warned_usec;  /* when rescans back to back were last logged */
 	bool seccomp_on;
 	/* A dry run (--dry-run or DryRun=, fixed at start-up): the engine's
 	 * kernel is dry_sys, which applies nothing; NULL otherwise. */

@@ -106,6 +106,24 @@ static void on_proc_event(void *userdata, const struct procmon_event *ev)
 	engine_on_event(userdata, ev);
 }
 
+/* A loss within a second of the last rescan's end: the events of one
+ * rescan overflow the buffer, and rescans follow back to back while the
+ * load lasts. Said once a minute at most. */
+static void note_back_to_back(struct daemon *d)
+{
+	uint64_t now;
+
+	if (!d->event || sd_event_now(d->event, CLOCK_MONOTONIC, &now) < 0)
+		return;
+	if (d->resync_end_usec && now < d->resync_end_usec + 1000000ULL &&
+	    now >= d->resync_warned_usec + 60000000ULL) {
+		log_warning("Events were lost again within a second of a rescan: ReceiveBuffer=%u holds less than "
+			    "this load brings during one rescan, so rescans follow one another; raise it",
+			    engine_conf(d->engine)->daemon.receive_buffer);
+		d->resync_warned_usec = now;
+	}
+}
+
 /* After a loss: empty the socket's queue, which ends the kernel's silent
  * dropping (procmon_drain()), then rescan. False while datagrams remain
  * after a bounded pass: the next POLLIN comes back here, and control
@@ -119,7 +137,9 @@ static bool drain_then_resync(struct daemon *d, int fd)
 	if (r < 0)
 		log_errno(LOG_WARNING, r, "Failed to empty the process event queue: %m, rescanning anyway.");
 	d->resync_pending = false;
+	note_back_to_back(d);
 	(void)engine_resync(d->engine);
+	(void)sd_event_now(d->event, CLOCK_MONOTONIC, &d->resync_end_usec);
 	return true;
 }
 

@@ -471,13 +471,20 @@ int procmon_drain(int fd, size_t max_datagrams)
 		return -EINVAL;
 	if (held.fd == fd)
 		hold_reset(fd);
-	for (size_t i = 0; i < max_datagrams; i++) {
-		n = recv(fd, buf, sizeof(buf), MSG_DONTWAIT | MSG_TRUNC);
+	for (size_t i = 0;; i++) {
+		/* The last pass only looks: a queue emptied by the pass before
+		 * must not be taken for one that holds more (the socket would
+		 * not poll readable again to say so). A read that empties it
+		 * ends the congestion as well as one that finds it empty. */
+		int peek = i < max_datagrams ? 0 : MSG_PEEK;
+
+		n = recvfrom(fd, buf, sizeof(buf), MSG_DONTWAIT | MSG_TRUNC | peek, NULL, NULL);
+		if (n >= 0 && peek)
+			return 0;
 		if (n >= 0 || errno == EINTR || errno == ENOBUFS)
 			continue;
 		return errno == EAGAIN || errno == EWOULDBLOCK ? 1 : -errno;
 	}
-	return 0;
 }
 
 int procmon_receive(int fd, size_t max_events, procmon_fn fn, void *userdata)

@@ -49,10 +49,10 @@ int procmon_receive(int fd, size_t max_events, procmon_fn fn, void *userdata);
 
 /* After a loss (any negative procmon_receive() but -EAGAIN/-EINTR), and
  * before the rescan: discard the events held back and up to max_datagrams
- * queued datagrams. Returns 1 when the kernel's queue was found empty (its
+ * queued datagrams. Returns 1 when the kernel's queue was left empty (its
  * congestion, during which it drops every event silently, is over: rescan
- * now), 0 when max_datagrams were discarded and more remain (call again),
- * or a negative errno. */
+ * now), 0 when max_datagrams were discarded and more are queued (call
+ * again when the socket polls readable), or a negative errno. */
 int procmon_drain(int fd, size_t max_datagrams);
 
 /* True when procmon_receive(fd, ...) has something to hand out without

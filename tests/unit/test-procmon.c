@@ -536,12 +536,36 @@ static void procmon_live_drain(int fd)
 	CHECK(r == -ENOBUFS);
 	r = procmon_drain(fd, 1); /* a bounded pass: more remain */
 	CHECK(r == 0);
+	CHECK(poll(&(struct pollfd){ .fd = fd, .events = POLLIN }, 1, 0) == 1);
 	r = procmon_drain(fd, SIZE_MAX);
 	CHECK(r == 1);
 	c = spawn_and_collect(fd);
 	CHECK(c.fork);
 	CHECK(c.exec);
 	CHECK(c.exit);
+}
+
+/* A pass that takes exactly what is queued says so (1): the socket would
+ * not poll readable again to call it back. One that leaves some says 0,
+ * and they are still there. */
+static void drain_counts_exactly(void)
+{
+	int sv[2];
+
+	CHECK(socketpair(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0, sv) == 0);
+	for (int i = 0; i < 3; i++)
+		CHECK(send(sv[1], "x", 1, 0) == 1);
+	CHECK(procmon_drain(sv[0], 2) == 0);
+	CHECK(poll(&(struct pollfd){ .fd = sv[0], .events = POLLIN }, 1, 0) == 1);
+	CHECK(procmon_drain(sv[0], 1) == 1);
+	CHECK(poll(&(struct pollfd){ .fd = sv[0], .events = POLLIN }, 1, 0) == 0);
+	for (int i = 0; i < 3; i++)
+		CHECK(send(sv[1], "x", 1, 0) == 1);
+	CHECK(procmon_drain(sv[0], 3) == 1);
+	CHECK(procmon_drain(sv[0], 0) == 1);
+	CHECK(procmon_drain(-1, 1) == -EINVAL);
+	close(sv[0]);
+	close(sv[1]);
 }
 
 static void run_live(void)
@@ -591,6 +615,7 @@ int main(void)
 	RUN(decode_lengths_past_the_end);
 	RUN(decode_error_and_overrun);
 	RUN(decode_unaligned_and_unpadded);
+	RUN(drain_counts_exactly);
 	run_live();
 	UNIT_EXIT();
 }

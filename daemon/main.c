@@ -9,6 +9,7 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <systemd/sd-daemon.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "conf.h"
@@ -106,20 +107,33 @@ static void on_proc_event(void *userdata, const struct procmon_event *ev)
 	engine_on_event(userdata, ev);
 }
 
-/* A loss within a second of the last rescan's end: the events of one
- * rescan overflow the buffer, and rescans follow back to back while the
- * load lasts. Said once a minute at most. */
+static uint64_t monotonic_usec(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000ULL + (uint64_t)ts.tv_nsec / 1000ULL;
+}
+
+/* The kernel's report of a loss within a second of the last rescan's end:
+ * the events of one rescan overflow the buffer, and rescans follow back
+ * to back while the load lasts. Said once a minute at most. The clock is
+ * read now, not the loop's (the start of its pass, before the rescan). */
 static void note_back_to_back(struct daemon *d)
 {
-	uint64_t now;
+	uint64_t now = monotonic_usec();
 
-	if (!d->event || sd_event_now(d->event, CLOCK_MONOTONIC, &now) < 0)
-		return;
 	if (d->resync_end_usec && now < d->resync_end_usec + 1000000ULL &&
-	    now >= d->resync_warned_usec + 60000000ULL) {
-		log_warning("Events were lost again within a second of a rescan: ReceiveBuffer=%u holds less than "
-			    "this load brings during one rescan, so rescans follow one another; raise it",
-			    engine_conf(d->engine)->daemon.receive_buffer);
+	    (!d->resync_warned_usec || now >= d->resync_warned_usec + 60000000ULL)) {
+		if (d->receive_buffer)
+			log_warning("Events were lost again within a second of a rescan: ReceiveBuffer=%u holds less "
+				    "than this load brings during one rescan, so rescans follow one another; raise it "
+				    "(it takes effect at the next start)",
+				    d->receive_buffer);
+		else
+			log_warning("Events were lost again within a second of a rescan: the kernel's default buffer "
+				    "holds less than this load brings during one rescan, so rescans follow one another; "
+				    "set ReceiveBuffer= (it takes effect at the next start)");
 		d->resync_warned_usec = now;
 	}
 }
@@ -137,9 +151,8 @@ static bool drain_then_resync(struct daemon *d, int fd)
 	if (r < 0)
 		log_errno(LOG_WARNING, r, "Failed to empty the process event queue: %m, rescanning anyway.");
 	d->resync_pending = false;
-	note_back_to_back(d);
 	(void)engine_resync(d->engine);
-	(void)sd_event_now(d->event, CLOCK_MONOTONIC, &d->resync_end_usec);
+	d->resync_end_usec = monotonic_usec();
 	return true;
 }
 
@@ -159,6 +172,8 @@ static int on_procmon(sd_event_source *s, int fd, uint32_t revents, void *userda
 		r = procmon_receive(fd, EVENT_BATCH, on_proc_event, d->engine);
 	while (r > 0 && procmon_pending(fd) && ++rounds < 16);
 	if (r == -ENOBUFS || r == -EBADMSG || r == -EMSGSIZE) {
+		if (r == -ENOBUFS) /* the others are messages that could not be decoded */
+			note_back_to_back(d);
 		d->resync_pending = true;
 		(void)drain_then_resync(d, fd);
 	} else if (r < 0 && r != -EAGAIN && r != -EINTR)
@@ -351,7 +366,8 @@ int main(int argc, char **argv)
 	}
 	raise_fd_limit();
 	/* Subscribe first, then scan: nothing falls between. */
-	d.procmon_fd = procmon_open(conf->daemon.receive_buffer);
+	d.receive_buffer = conf->daemon.receive_buffer;
+	d.procmon_fd = procmon_open(d.receive_buffer);
 	if (d.procmon_fd < 0) {
 		log_errno(LOG_ERR, d.procmon_fd, "Failed to subscribe to process events: %m");
 		conf_free(conf);

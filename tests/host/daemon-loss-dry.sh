@@ -88,3 +88,10 @@ n=$(grep -c 'Events were lost again within a second of a rescan' "$W/log")
 result back-to-back-logged 0 '' 0 '' "$([ "$n" = 1 ] || echo "the warning came $n times, want once: $(tail -5 "$W/log")")"
 grep -q 'ReceiveBuffer=4096 ' "$W/log"
 result back-to-back-names-buffer 0 '' $? "$(grep 'lost again' "$W/log")"
+
+# The buffer is the socket's from the start: a reload that changes it says
+# that it waits for the next start, and the warning names the one in use.
+sed -i 's/^ReceiveBuffer=4096$/ReceiveBuffer=1M/' "$W/cfg/coreschedd.conf"
+out=$("$cs" reload 2>&1)
+grep -q 'ReceiveBuffer=1048576 takes effect at the next start; until then the socket keeps 4096' "$W/log"
+result reload-keeps-buffer 0 '' $? "$out $(tail -3 "$W/log")"

@@ -23,13 +23,15 @@ daemon_start || exit 1
 # rescan again and hide what the first one missed.
 go=$BIN/go && rm -f "$go" && mkfifo "$go"
 for i in $(seq 1 20); do bg sh -c "read x <'$go'; exec '$BIN/longer' 1"; done
+base=$(coresched status | sed -n 's/^tracked processes: //p')
 /usr/libexec/coresched-tests/cs-spawn 1000 >"$BIN/spawn.out" &
 spawner=$!
 cleanup_pids="$cleanup_pids $spawner"
 wait_for grep -q ready "$BIN/spawn.out"
 end=$(($(date +%s) + 20))
-until [ "$(coresched status | sed -n 's/^tracked processes: //p')" -ge 1000 ] 2>/dev/null ||
+until [ "$(coresched status | sed -n 's/^tracked processes: //p')" -ge $((${base:-0} + 1000)) ] 2>/dev/null ||
 	[ "$(date +%s)" -ge $end ]; do sleep 0.5; done
+[ "$(date +%s)" -ge $end ] && echo "(the daemon did not know the thousand idle processes within 20 s; going on)"
 kill -STOP $DPID # let the socket overflow while it cannot read
 for i in $(seq 1 300); do "$BIN/stormer" 0; done
 for i in $(seq 1 10); do bg "$BIN/longer" 1; done
@@ -68,7 +70,9 @@ expect loss-members-alive "$(members | wc -l)" 30
 expect loss-converged "$bad${badlist:+ ($badlist)}" 0
 # The thousand idle processes too: the daemon knows every one of them.
 coresched ps | awk 'NR > 1 { print $1 }' | sort >"$BIN/known"
-awk -v p="$spawner" '$4 == p { print $1 }' /proc/[0-9]*/stat 2>/dev/null | sort >"$BIN/spawned"
+# busybox awk stops at a file it cannot open (a process gone since the
+# glob): cat goes on.
+cat /proc/[0-9]*/stat 2>/dev/null | awk -v p="$spawner" '$4 == p { print $1 }' | sort >"$BIN/spawned"
 missing=$(comm -23 "$BIN/spawned" "$BIN/known" | wc -l)
 expect loss-spawned-count "$(wc -l <"$BIN/spawned")" 1000
 expect loss-all-tracked "$missing" 0

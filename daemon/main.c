@@ -125,15 +125,14 @@ static void note_back_to_back(struct daemon *d)
 
 	if (d->resync_end_usec && now < d->resync_end_usec + 1000000ULL &&
 	    (!d->resync_warned_usec || now >= d->resync_warned_usec + 60000000ULL)) {
+		char buffer[32] = "the kernel's default buffer";
+
 		if (d->receive_buffer)
-			log_warning("Events were lost again within a second of a rescan: ReceiveBuffer=%u holds less "
-				    "than this load brings during one rescan, so rescans follow one another; raise it "
-				    "(it takes effect at the next start)",
-				    d->receive_buffer);
-		else
-			log_warning("Events were lost again within a second of a rescan: the kernel's default buffer "
-				    "holds less than this load brings during one rescan, so rescans follow one another; "
-				    "set ReceiveBuffer= (it takes effect at the next start)");
+			snprintf(buffer, sizeof(buffer), "ReceiveBuffer=%u", d->receive_buffer);
+		log_warning("Events were lost again within a second of a rescan: %s holds less than this load "
+			    "brings during one rescan, so rescans follow one another; raise ReceiveBuffer= (it takes "
+			    "effect at the next start)",
+			    buffer);
 		d->resync_warned_usec = now;
 	}
 }

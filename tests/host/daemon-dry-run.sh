@@ -16,22 +16,8 @@ cs=$top/build/coresched
 json=$top/build/helpers/cs-json
 forker=$top/build/helpers/cs-forker
 
-if [ "$(id -u)" != 0 ]; then
-	echo "SKIP: $T: needs root (the proc connector needs CAP_NET_ADMIN)"
-	exit 0
-fi
-W=$(mktemp -d /tmp/cs-dry-XXXXXX)
-export CORESCHED_SOCKET=$W/sock
-pids=() dpid= real=
-cleanup() {
-	[ -n "$real" ] && kill "$real" 2>/dev/null
-	for p in "${pids[@]}"; do kill "$p" 2>/dev/null; done
-	[ -n "$dpid" ] && kill "$dpid" 2>/dev/null
-	wait 2>/dev/null
-	rm -rf "$W"
-}
-trap cleanup EXIT
-mkdir -p "$W/bin" "$W/cfg"
+need_root_for_events
+daemon_workdir dry
 for b in forker execer outsider solo; do cp "$forker" "$W/bin/$b"; done
 cat > "$W/cfg/coreschedd.conf" <<EOF
 [Daemon]
@@ -54,30 +40,6 @@ AllowUsers=65534
 MatchUser=65533
 EOF
 
-# start_daemon [--strace] ARGS...: in the background (under strace when
-# asked and there is one); 0 once the socket answers, 1 with the reason in
-# $why. A sanitized build's leak check needs ptrace, which the daemon's
-# seccomp filter refuses: off, as in the VM suite.
-export ASAN_OPTIONS=detect_leaks=0:abort_on_error=1
-start_daemon() {
-	local i
-	rm -f "$W/sock" "$W/strace"
-	if [ "$1" = --strace ] && shift && command -v strace >/dev/null; then
-		strace -f -qq --seccomp-bpf -e trace=prctl -o "$W/strace" \
-			"$d" -c "$W/cfg" -s "$W/sock" "$@" 2>"$W/log" &
-	else
-		"$d" -c "$W/cfg" -s "$W/sock" "$@" 2>"$W/log" &
-	fi
-	dpid=$!
-	for i in $(seq 100); do
-		"$cs" status >/dev/null 2>&1 && return 0
-		kill -0 "$dpid" 2>/dev/null || break
-		sleep 0.1
-	done
-	why=$(cat "$W/log")
-	return 1
-}
-
 # stop_daemon: SIGTERM; $stop_rc is its exit status
 stop_daemon() {
 	local p
@@ -95,14 +57,7 @@ real_line="$real $(awk '{print $22}' /proc/$real/stat) assign forkers - deadbeef
 printf '# coreschedd explicit placements: PID START ORIGIN GROUP KEY [COOKIE [PLACER]]\n%s\n' \
 	"$real_line" > "$W/coreschedd.state"
 
-if ! start_daemon --strace --dry-run; then
-	if grep -q 'subscribe to process events' <<<"$why"; then
-		echo "SKIP: $T: no proc connector here: $(tail -n1 <<<"$why")"
-		exit 0
-	fi
-	echo "FAIL: $T/start: the dry run did not start: $why"
-	exit 1
-fi
+start_dry_run --strace
 grep -q 'Dry run: ' "$W/log" && grep -q 'Started (dry run: nothing is applied)' "$W/log"
 result start-says-dry-run 0 '' $? "$(cat "$W/log")"
 

@@ -13,21 +13,8 @@ cs=$top/build/coresched
 json=$top/build/helpers/cs-json
 storm=$top/build/helpers/cs-storm
 
-if [ "$(id -u)" != 0 ]; then
-	echo "SKIP: $T: needs root (the proc connector needs CAP_NET_ADMIN)"
-	exit 0
-fi
-W=$(mktemp -d /tmp/cs-lossdry-XXXXXX)
-export CORESCHED_SOCKET=$W/sock
-pids=() dpid=
-cleanup() {
-	for p in "${pids[@]}"; do kill "$p" 2>/dev/null; done
-	[ -n "$dpid" ] && kill "$dpid" 2>/dev/null
-	wait 2>/dev/null
-	rm -rf "$W"
-}
-trap cleanup EXIT
-mkdir -p "$W/bin" "$W/cfg"
+need_root_for_events
+daemon_workdir lossdry
 cp /bin/true "$W/bin/flash"
 cp /bin/sleep "$W/bin/member"
 cat > "$W/cfg/coreschedd.conf" <<EOF
@@ -37,21 +24,7 @@ ReceiveBuffer=4096
 [Group members]
 MatchExe=$W/bin/member
 EOF
-export ASAN_OPTIONS=detect_leaks=0:abort_on_error=1
-"$d" --dry-run -c "$W/cfg" -s "$W/sock" 2>"$W/log" &
-dpid=$!
-for i in $(seq 100); do
-	"$cs" status >/dev/null 2>&1 && break
-	sleep 0.1
-done
-if ! "$cs" status >/dev/null 2>&1; then
-	if grep -q 'subscribe to process events' "$W/log"; then
-		echo "SKIP: $T: no proc connector here: $(tail -n1 "$W/log")"
-		exit 0
-	fi
-	echo "FAIL: $T/start: the dry run did not start: $(cat "$W/log")"
-	exit 1
-fi
+start_dry_run
 
 # Two storms of an unmatched program for 3 s; members started all along.
 "$storm" 0 3 "$W/bin/flash" >"$W/storm1" &

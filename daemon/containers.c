@@ -195,6 +195,11 @@ static void entry_free(void *userdata, void *value)
 	free(value);
 }
 
+bool containers_none(void)
+{
+	return !table || hashmap_size(table) == 0;
+}
+
 void containers_clear(void)
 {
 	if (table)

@@ -23,6 +23,8 @@ int containers_remember(const char *cgroup, const char *group, const char *key);
  * containers_remember() or containers_clear()), 0 when no container claims
  * it. O(depth of cgroup), whatever the table's size. */
 int containers_lookup(const char *cgroup, const char **ret_group, const char **ret_key);
+/* No container is remembered: no cgroup places a process. */
+bool containers_none(void);
 /* Whether cgroup path a is b or below it. */
 bool containers_within(const char *a, const char *b);
 /* Forget every entry (daemon shutdown, tests). The cgroup root is kept. */

@@ -45,6 +45,7 @@ struct engine {
 	bool resyncing;        /* the scan after lost events runs */
 	bool adopted;          /* the start-up scan has run */
 	bool privileged;       /* a request by root is being served: it may use MaxKeys in full */
+	bool cgroup_rules;     /* a group matches on cgroups or keys by them (Per=cgroup) */
 	uint64_t generation;
 	struct engine_counters c;
 	char *state_path;      /* explicit placements kept across restarts; NULL: none */

@@ -123,11 +123,11 @@ static int scan_one(void *userdata, pid_t pid)
 		/* What it runs, it ran when the walk had read it: a child it
 		 * forks from then on, before the adoption tags it and past the
 		 * walk's listing, is a helper it ran (its fork event says
-		 * when). Dated after the read, not from its start: an exec
+		 * when). Dated at the read's end, not from its start: an exec
 		 * during the read shows in what was read, and a child the old
 		 * program forked before that exec is no helper of the new. */
 		if (!t->since_ns)
-			t->since_ns = SYS(e, now_ns);
+			t->since_ns = t->read_end_ns;
 
 		if (s->n_pending >= s->max_pending)
 			return 0;

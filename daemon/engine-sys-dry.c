@@ -137,6 +137,22 @@ static int d_read(void *u, pid_t pid, struct procinfo *ret)
 	return r;
 }
 
+static int stat_of(struct dry_sys *d, pid_t pid, struct procinfo *ret);
+
+/* Forwarded, and remembered: the engine reads only the stat of processes
+ * whose pidfd it holds, which are thread groups' leaders. */
+static int d_read_stat(void *u, pid_t pid, struct procinfo *ret)
+{
+	struct dry_sys *d = dry_of(u);
+	uint64_t tick = boot_tick(d);
+	int r = stat_of(d, pid, ret);
+
+	d->last.pid = 0;
+	if (r >= 0)
+		remember_read(d, pid, ret, tick);
+	return r;
+}
+
 /* What stat would say of process pid, from the last read when that was
  * of pid and just now. */
 static bool last_read_of(struct dry_sys *d, pid_t pid, struct procinfo *ret)
@@ -408,7 +424,7 @@ struct engine_sys *engine_sys_dry_new(const struct engine_sys *real)
 	d->real = real;
 	d->prune_at = PRUNE_MIN;
 	d->ops = (struct engine_sys){
-		.read = d_read, .start_time = d_start_time, .for_each_pid = d_for_each_pid,
+		.read = d_read, .read_stat = d_read_stat, .start_time = d_start_time, .for_each_pid = d_for_each_pid,
 		.for_each_thread = d_for_each_thread, .process_alive = d_process_alive,
 		.pidfd_open = d_pidfd_open, .pidfd_alive = d_pidfd_alive, .pidfd_close = d_pidfd_close,
 		.cookie_get = d_cookie_get, .cookie_create = d_cookie_create, .cookie_assign = d_cookie_assign,

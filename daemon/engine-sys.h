@@ -59,9 +59,11 @@ struct engine_sys {
 	int (*thread_group)(void *u, pid_t tid, pid_t *ret);
 	/* fn(child) for each child process of pid. */
 	int (*for_each_child)(void *u, pid_t pid, procinfo_pid_fn fn, void *fn_userdata);
-	/* Not used by the engine; may be NULL (read serves then). What
-	 * procinfo_read_stat() reads: the dry run's cookie model needs only
-	 * the start time and the parent. */
+	/* What procinfo_read_stat() reads, of a process whose pidfd the
+	 * caller holds (a thread group's leader): the engine's read of a fork
+	 * child it copies from its parent, and the dry run's cookie model,
+	 * which needs only the start time and the parent. May be NULL: the
+	 * engine then reads the child whole, the dry run uses read. */
 	int (*read_stat)(void *u, pid_t pid, struct procinfo *ret);
 	/* Not used by the engine; may be NULL. Now, in the unit of procinfo's
 	 * start_time (clock ticks of CLOCK_BOOTTIME): the dry run dates what it

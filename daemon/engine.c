@@ -516,6 +516,53 @@ static bool program_known(const struct task *p)
 	return p && p->exe && !p->stale;
 }
 
+/* Is the child of p, forked at fork_ns, what the table says of p? The
+ * kernel copied p's program, ids and cgroup into it, and the table's read
+ * of them ended before the fork (a read that ends after it may show what p
+ * became since: an exec, a uid change); what p changed before the fork and
+ * after that read has an event, taken before the fork's, that read it
+ * again. Only for a parent in no key, whose child running its
+ * program the rules judge as they judged p, cookie aside (that is read
+ * anyway). What the child changes itself has an event of its own to come.
+ * A cgroup changes with no event: where a rule, a key or a container looks
+ * at cgroups, the child is read whole. */
+static bool fork_copies(const struct engine *e, const struct task *p, uint64_t fork_ns)
+{
+	return e->sys->read_stat && p && !p->key && program_known(p) && p->cgroup && p->read_ns &&
+	       p->read_end_ns <= fork_ns && !e->cgroup_rules && containers_none();
+}
+
+/* engine_examine() for the child of a fork event, from its parent p. Where
+ * p's copy describes it, only its stat is read (its start time, which makes
+ * the pid its name, its comm and state), and the table dates what it says
+ * at the fork: any event of the child reads it whole. */
+static int fork_examine(struct engine *e, const struct procmon_event *ev, const struct task *p,
+			struct procinfo *pi, struct task **ret, bool *ret_changed)
+{
+	const struct task *known;
+	int r;
+
+	if (!fork_copies(e, p, ev->timestamp_ns))
+		return engine_examine(e, ev->tgid, pi, ret, ret_changed);
+	r = SYS(e, read_stat, ev->tgid, pi);
+	if (r < 0)
+		return r;
+	if (pi->kernel_thread)
+		return -ECHILD;
+	/* Met by a scan or a request since its fork (what they read stands,
+	 * and is compared), or the parent's pid names a process started
+	 * after the child: read it whole. */
+	known = engine_task(e, ev->tgid);
+	if ((known && known->start == pi->start_time) || p->start > pi->start_time)
+		return engine_examine(e, ev->tgid, pi, ret, ret_changed);
+	pi->uid = p->uid;
+	pi->gid = p->gid;
+	snprintf(pi->exe, sizeof(pi->exe), "%s", p->exe);
+	snprintf(pi->cgroup, sizeof(pi->cgroup), "%s", p->cgroup);
+	pi->cgroup_cut = p->cgroup_cut;
+	return table_upsert(e, pi, ev->timestamp_ns, ret, ret_changed);
+}
+
 static int on_fork(struct engine *e, const struct procmon_event *ev)
 {
 	struct task *t, *parent;
@@ -526,7 +573,7 @@ static int on_fork(struct engine *e, const struct procmon_event *ev)
 	e->c.forks++;
 	parent = engine_fork_parent(e, ev->parent_tgid);
 	fd = SYS(e, pidfd_open, ev->tgid);
-	r = fd < 0 ? fd : engine_examine(e, ev->tgid, &pi, &t, &changed);
+	r = fd < 0 ? fd : fork_examine(e, ev, parent, &pi, &t, &changed);
 	if (r == -ESRCH) /* gone already: its own children's forks may follow */
 		engine_ghost_child(e, ev->tgid, parent, ev->timestamp_ns);
 	if (fd < 0)
@@ -721,6 +768,10 @@ struct conf *engine_set_conf(struct engine *e, struct conf *c)
 	struct conf *old = e->conf;
 
 	e->conf = c;
+	e->cgroup_rules = false;
+	for (size_t i = 0; c && i < c->n_groups; i++)
+		if ((c->groups[i]->match_mask & (1u << MATCH_CGROUP)) || c->groups[i]->per == PER_CGROUP)
+			e->cgroup_rules = true;
 	if (!old)
 		return NULL;
 	table_detach_stale(e);

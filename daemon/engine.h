@@ -77,6 +77,7 @@ struct task {
 	sc_cookie scan_cookie; /* ...the cookie it carried when that scan read it */
 	uint64_t since_ns;   /* runs its program, as its user, since this event (0: not known) */
 	uint64_t read_ns;    /* its fields come from a /proc read begun then (0: not read) */
+	uint64_t read_end_ns; /* ...and ended no later than this: nothing since is in them */
 	bool prev_session;   /* prev was a session's placement: its children are the rules' */
 	bool stale;          /* an exec or uid change of it came too late to read: the table is out of date */
 	/* A cookie it carried that was never its (copied from a parent the

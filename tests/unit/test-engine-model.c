@@ -229,6 +229,8 @@ static void op_fork(struct fproc *parent);
 static void exec_as(struct fproc *p, const char *exe);
 static struct fproc *fork_of(struct fproc *p);
 
+static unsigned long stat_reads; /* fork children copied from their parent */
+
 static int fk_read(void *u, pid_t pid, struct procinfo *ret)
 {
 	struct fproc *p = proc_of(pid);
@@ -257,6 +259,20 @@ static int fk_read(void *u, pid_t pid, struct procinfo *ret)
 	ret->cgroup_cut = p->cut_cgroup;
 	ret->state = p->th[0].alive ? 'S' : 'Z';
 	return 0;
+}
+
+/* Only what stat holds, with the same races as the whole read. */
+static int fk_read_stat(void *u, pid_t pid, struct procinfo *ret)
+{
+	int r = fk_read(u, pid, ret);
+
+	if (r == 0) {
+		ret->uid = ret->gid = 0;
+		ret->exe[0] = ret->cgroup[0] = '\0';
+		ret->cgroup_cut = false;
+		stat_reads++;
+	}
+	return r;
 }
 
 static int fk_start_time(void *u, pid_t pid, uint64_t *ret)
@@ -514,7 +530,7 @@ static int fk_seen_until(void *u, const char *path, uint64_t *ret)
 }
 
 static const struct engine_sys fake = {
-	.read = fk_read, .start_time = fk_start_time, .for_each_pid = fk_for_each_pid,
+	.read = fk_read, .read_stat = fk_read_stat, .start_time = fk_start_time, .for_each_pid = fk_for_each_pid,
 	.for_each_thread = fk_for_each_thread, .process_alive = fk_process_alive,
 	.pidfd_open = fk_pidfd_open, .pidfd_alive = fk_pidfd_alive, .pidfd_close = fk_pidfd_close,
 	.cookie_get = fk_cookie_get, .cookie_create = fk_cookie_create, .cookie_assign = fk_cookie_assign,
@@ -1128,6 +1144,7 @@ static void reset(void)
 	memset(holders, 0, sizeof(holders));
 	memset(fds, 0, sizeof(fds));
 	n_events = 0;
+	stat_reads = 0;
 	overflowed = false;
 	failed = false;
 	smt_on = true;
@@ -1213,9 +1230,10 @@ static void run_model(uint64_t seed, unsigned long steps)
 	}
 	settle(remedy);
 	printf("model: %lu settles, %u processes checked (%u strictly); forks %u execs %u exits %u threads %u/%u "
-	       "setuid %u assign %u clear %u reloads %u losses %u smt-off %u/%u restarts %u key-failures %u\n",
+	       "setuid %u assign %u clear %u reloads %u losses %u smt-off %u/%u restarts %u key-failures %u; "
+	       "children copied from their parent %lu\n",
 	       settles, n_checked, n_strict, counts[0], counts[1], counts[2], counts[3], counts[4], counts[5],
-	       counts[6], counts[7], counts[8], counts[9], counts[10], counts[13], counts[11], counts[12]);
+	       counts[6], counts[7], counts[8], counts[9], counts[10], counts[13], counts[11], counts[12], stat_reads);
 	CHECK(!failed);
 	CHECK(n_strict > 0);
 	e = engine_free(e);
@@ -1458,7 +1476,6 @@ static void test_window(void)
 	n_events = 0;
 	engine_resync(e);
 	CHECK(w && cookie_of(w) != 0);
-	if (h->n != 2) fprintf(stderr, "DBG n=%llu max=%llu ev=%zu\n", (unsigned long long)h->n, (unsigned long long)h->max_us, n_events);
 	CHECK(h->n == 2);
 	/* a stamp later than the daemon's clock (another clock's) dates nothing */
 	w = spawn("/usr/bin/web", 1000);
@@ -1735,6 +1752,79 @@ static bool has_group(pid_t pid, const char *group)
 	const struct task *t = engine_task(e, pid);
 
 	return t && t->key && strcmp(t->key->group, group) == 0;
+}
+
+/* The children of a parent in no key, read only by their stat at their
+ * fork and copied from the parent: one that exec'd a member, one that
+ * became a tenant and one that runs on are each where the rules put them
+ * once their own events are taken, and the copy names the parent's
+ * program. Where a rule looks at cgroups (which change with no event),
+ * the children are read whole. */
+static void test_fork_copy_of_keyless_parent(void)
+{
+	static const char *const texts[] = {
+		"[Group web]\nMatchExe=/usr/bin/web\n[Group tenants]\nMatchUser=1001\nPer=user\n",
+		"[Group web]\nMatchExe=/usr/bin/web\n[Group tenants]\nMatchUser=1001\nPer=user\n"
+		"[Group slice]\nMatchCgroup=/machine.slice\n",
+	};
+
+	for (size_t i = 0; i < 2; i++) {
+		struct fproc *p, *web, *tenant, *plain;
+		unsigned long before;
+		const struct task *t;
+
+		e = scenario(texts[i]);
+		if (!e)
+			return;
+		p = spawn("/bin/sh", 1000);
+		deliver(n_events);
+		CHECK(p && engine_task(e, p->pid) && !engine_task(e, p->pid)->key);
+		web = fork_of(p);
+		exec_as(web, "/usr/bin/web");
+		tenant = fork_of(p);
+		tenant->uid = 1001;
+		emit(PROCMON_UID, tenant, tenant->pid, NULL);
+		plain = fork_of(p);
+		before = stat_reads;
+		deliver(n_events);
+		CHECK(stat_reads == before + (i == 0 ? 3 : 0));
+		CHECK(web && has_group(web->pid, "web") && cookie_of(web) != 0);
+		CHECK(tenant && has_group(tenant->pid, "tenants") && cookie_of(tenant) != 0);
+		CHECK(cookie_of(tenant) != cookie_of(web));
+		t = plain ? engine_task(e, plain->pid) : NULL;
+		CHECK(t && !t->key && cookie_of(plain) == 0 && t->uid == 1000 && t->exe && strcmp(t->exe, "/bin/sh") == 0);
+		e = engine_free(e);
+	}
+}
+
+/* A member forks a child and then execs a helper while the daemon reads
+ * it: the read began before the fork and shows the helper, and
+ * UnmatchedExec=clear takes the member out of its key. The child runs
+ * the member's program, not the helper the read showed: it is not copied
+ * from that read (which ended after the fork) and stays in the key. */
+static void test_fork_copy_not_from_a_read_across_the_fork(void)
+{
+	struct fproc *p, *c;
+
+	e = scenario("[Daemon]\nUnmatchedExec=clear\n[Group web]\nMatchExe=/usr/bin/web\n");
+	if (!e)
+		return;
+	p = spawn("/usr/bin/web", 1000);
+	deliver(n_events);
+	CHECK(p && has_group(p->pid, "web") && cookie_of(p) != 0);
+	if (!p)
+		return;
+	fork_on_read = p->pid;
+	exec_on_read_exe = "/usr/bin/helper";
+	forked_on_read = NULL;
+	emit(PROCMON_UID, p, p->pid, NULL); /* its read forks c, then execs the helper */
+	deliver(n_events);
+	c = forked_on_read;
+	deliver(n_events);
+	CHECK(cookie_of(p) == 0 && !has_group(p->pid, "web"));
+	CHECK(c && strcmp(c->exe, "/usr/bin/web") == 0);
+	CHECK(c && has_group(c->pid, "web") && cookie_of(c) != 0);
+	e = engine_free(e);
 }
 
 /* A clear, a uid change the daemon has not taken yet, a second clear: a
@@ -2955,6 +3045,8 @@ int main(void)
 	RUN(test_job_forked_before_exec_during_start_up_scan);
 	RUN(test_root_placement_written_in_its_pass);
 	RUN(test_hook_placement_by_member_written_at_once);
+	RUN(test_fork_copy_of_keyless_parent);
+	RUN(test_fork_copy_not_from_a_read_across_the_fork);
 	RUN(test_per_cgroup_unread_cgroup);
 	RUN(test_per_cgroup_cut_cgroup);
 	RUN(test_per_cgroup_by_name_own_cgroup);

@@ -287,13 +287,17 @@ int fi_read_process(const char *proc_root, pid_t pid, struct fi_task_sample *ret
 {
 	struct fi_task_sample sum = { .has_forceidle = true }, one;
 	char path[PATH_MAX];
-	int fd, r;
+	int fd, r, n;
 
 	if (pid <= 0)
 		return -EINVAL;
 	/* The leader alone: its file, no listing. Where that fails the walk
-	 * says why (gone, or a tree whose one thread has another name). */
-	if (procinfo_threads(proc_root, pid) == 1 && fi_read_thread(proc_root, pid, pid, &one) == 0) {
+	 * says why (a tree whose one thread has another name); a process
+	 * already reaped (most, at their exit event) has nothing to walk. */
+	n = procinfo_threads(proc_root, pid);
+	if (n == -ESRCH)
+		return n;
+	if (n == 1 && fi_read_thread(proc_root, pid, pid, &one) == 0) {
 		if (!one.has_forceidle)
 			one.forceidle_ns = 0;
 		one.nr_threads = 1;

@@ -516,20 +516,24 @@ static bool program_known(const struct task *p)
 	return p && p->exe && !p->stale;
 }
 
-/* Is the child of p, forked at fork_ns, what the table says of p? The
+/* Is the child that ev reports what the table says of its parent p? The
  * kernel copied p's program, ids and cgroup into it, and the table's read
  * of them ended before the fork (a read that ends after it may show what p
  * became since: an exec, a uid change); what p changed before the fork and
  * after that read has an event, taken before the fork's, that read it
- * again. Only for a parent in no key, whose child running its
- * program the rules judge as they judged p, cookie aside (that is read
- * anyway). What the child changes itself has an event of its own to come.
- * A cgroup changes with no event: where a rule, a key or a container looks
- * at cgroups, the child is read whole. */
-static bool fork_copies(const struct engine *e, const struct task *p, uint64_t fork_ns)
+ * again, and a read that failed is no longer trusted. Only for a parent in
+ * no key, whose child running its program the rules judge as they judged
+ * p, cookie aside (that is read anyway); only for a fork by p's main
+ * thread, whose ids are the ones the table read (a thread can change its
+ * own); not from a main thread gone (its exe cannot be read: the table
+ * says ""). What the child changes itself has an event of its own to
+ * come. A cgroup changes with no event: where a rule, a key or a container
+ * looks at cgroups, the child is read whole. */
+static bool fork_copies(const struct engine *e, const struct task *p, const struct procmon_event *ev)
 {
-	return e->sys->read_stat && p && !p->key && program_known(p) && p->cgroup && p->read_ns &&
-	       p->read_end_ns <= fork_ns && !e->cgroup_rules && containers_none();
+	return e->sys->read_stat && p && !p->key && program_known(p) && *p->exe && !p->leader_gone && p->cgroup &&
+	       p->read_ns && p->read_end_ns <= ev->timestamp_ns && ev->parent_pid == ev->parent_tgid &&
+	       !e->cgroup_rules && containers_none();
 }
 
 /* engine_examine() for the child of a fork event, from its parent p. Where
@@ -542,7 +546,7 @@ static int fork_examine(struct engine *e, const struct procmon_event *ev, const 
 	const struct task *known;
 	int r;
 
-	if (!fork_copies(e, p, ev->timestamp_ns))
+	if (!fork_copies(e, p, ev))
 		return engine_examine(e, ev->tgid, pi, ret, ret_changed);
 	r = SYS(e, read_stat, ev->tgid, pi);
 	if (r < 0)
@@ -550,10 +554,15 @@ static int fork_examine(struct engine *e, const struct procmon_event *ev, const 
 	if (pi->kernel_thread)
 		return -ECHILD;
 	/* Met by a scan or a request since its fork (what they read stands,
-	 * and is compared), or the parent's pid names a process started
-	 * after the child: read it whole. */
+	 * and is compared), the parent's pid names a process started after
+	 * the child, the pid names another parent's child (the fork's exited,
+	 * and its pid was reused, or it was reparented), or the child's name
+	 * is not the parent's (it renamed itself or exec'd since, or another
+	 * process forked it with CLONE_PARENT, runc's way, and it runs that
+	 * one's program): read it whole. */
 	known = engine_task(e, ev->tgid);
-	if ((known && known->start == pi->start_time) || p->start > pi->start_time)
+	if ((known && known->start == pi->start_time) || p->start > pi->start_time || pi->ppid != p->pid ||
+	    strcmp(pi->comm, p->comm) != 0)
 		return engine_examine(e, ev->tgid, pi, ret, ret_changed);
 	pi->uid = p->uid;
 	pi->gid = p->gid;
@@ -729,7 +738,8 @@ void engine_on_event(struct engine *e, const struct procmon_event *ev)
 		if (r == -ESRCH && ev->kind != PROCMON_COMM && (t = engine_task(e, ev->tgid))) {
 			t->stale = true;
 			t->cleared = false;
-		}
+		} else if (r < 0 && ev->kind != PROCMON_COMM && (t = engine_task(e, ev->tgid)))
+			t->read_ns = 0; /* what it read is older than the change: no child is copied from it */
 		break;
 	case PROCMON_EXIT:
 		if (!before_request(e, ev)) /* the request saw it alive after this */

@@ -330,14 +330,17 @@ static int open_pid_dir(const char *proc_root, pid_t pid)
 	return fd < 0 ? gone(errno) : fd;
 }
 
-/* readlink of exe: "" where there is none to read (kernel threads, zombies,
- * tasks we may not inspect). A path too long for the buffer is cut. */
-static int read_exe(int dirfd, char *buf, size_t size)
+static pid_t name_pid(const char *name);
+
+/* readlink of dirfd/name: "" where there is none to read (kernel threads,
+ * zombies, tasks we may not inspect). A path too long for the buffer is
+ * cut. */
+static int read_exe_at(int dirfd, const char *name, char *buf, size_t size)
 {
 	size_t slen = sizeof(DELETED_SUFFIX) - 1;
 	ssize_t n;
 
-	n = readlinkat(dirfd, "exe", buf, size - 1);
+	n = readlinkat(dirfd, name, buf, size - 1);
 	if (n < 0) {
 		buf[0] = '\0';
 		if (errno == ENOENT || errno == EACCES)
@@ -347,6 +350,35 @@ static int read_exe(int dirfd, char *buf, size_t size)
 	buf[n] = '\0';
 	if ((size_t)n >= slen && strcmp(buf + n - slen, DELETED_SUFFIX) == 0)
 		buf[n - slen] = '\0';
+	return 0;
+}
+
+/* The process's program. A main thread that has exited (pthread_exit)
+ * while others run has no exe of its own to show: the program is read
+ * through a thread that runs it, or a process that runs one would escape
+ * every MatchExe= rule. */
+static int read_exe(int procfd, char state, char *buf, size_t size)
+{
+	char name[32];
+	struct dirent *de;
+	DIR *d;
+	int fd, r = read_exe_at(procfd, "exe", buf, size);
+
+	if (r < 0 || buf[0] || state != 'Z')
+		return r;
+	fd = openat(procfd, "task", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	d = fdopendir(fd);
+	if (!d) {
+		close(fd);
+		return 0;
+	}
+	while (!buf[0] && (de = readdir(d)))
+		if (name_pid(de->d_name) > 0 && snprintf(name, sizeof(name), "%s/exe", de->d_name) < (int)sizeof(name) &&
+		    read_exe_at(fd, name, buf, size) < 0)
+			buf[0] = '\0';
+	closedir(d);
 	return 0;
 }
 
@@ -400,7 +432,7 @@ static int read_all(int dirfd, char *buf, size_t size, struct procinfo *info)
 		info->cgroup[0] = '\0';
 	else if (r < 0)
 		return r;
-	return read_exe(dirfd, info->exe, sizeof(info->exe));
+	return read_exe(dirfd, info->state, info->exe, sizeof(info->exe));
 }
 
 /* Every field empty, without touching the 8 KiB of the two path buffers

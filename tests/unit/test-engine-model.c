@@ -230,6 +230,12 @@ static void exec_as(struct fproc *p, const char *exe);
 static struct fproc *fork_of(struct fproc *p);
 
 static unsigned long stat_reads; /* fork children copied from their parent */
+/* What a scenario makes the kernel do: an exe that cannot be read ("",
+ * as of a process we may not inspect); a read of read_fails that fails
+ * with read_fails_with, once. */
+static bool exe_unreadable;
+static pid_t read_fails;
+static int read_fails_with;
 
 static int fk_read(void *u, pid_t pid, struct procinfo *ret)
 {
@@ -238,6 +244,10 @@ static int fk_read(void *u, pid_t pid, struct procinfo *ret)
 	(void)u;
 	if (!p)
 		return -ESRCH;
+	if (read_fails && pid == read_fails) {
+		read_fails = 0;
+		return read_fails_with;
+	}
 	if (pid == fork_on_read && exec_on_read_exe) {
 		fork_on_read = 0;
 		forked_on_read = fork_of(p);
@@ -254,7 +264,7 @@ static int fk_read(void *u, pid_t pid, struct procinfo *ret)
 	ret->uid = p->uid;
 	ret->gid = p->uid;
 	snprintf(ret->comm, sizeof(ret->comm), "%s", p->comm);
-	snprintf(ret->exe, sizeof(ret->exe), "%s", p->exe);
+	snprintf(ret->exe, sizeof(ret->exe), "%s", exe_unreadable ? "" : p->exe);
 	snprintf(ret->cgroup, sizeof(ret->cgroup), "%s", p->no_cgroup ? "" : p->cut_cgroup ? "/machine.slice" : "/user.slice");
 	ret->cgroup_cut = p->cut_cgroup;
 	ret->state = p->th[0].alive ? 'S' : 'Z';
@@ -1145,6 +1155,8 @@ static void reset(void)
 	memset(fds, 0, sizeof(fds));
 	n_events = 0;
 	stat_reads = 0;
+	exe_unreadable = false;
+	read_fails = 0;
 	overflowed = false;
 	failed = false;
 	smt_on = true;
@@ -1824,6 +1836,144 @@ static void test_fork_copy_not_from_a_read_across_the_fork(void)
 	CHECK(cookie_of(p) == 0 && !has_group(p->pid, "web"));
 	CHECK(c && strcmp(c->exe, "/usr/bin/web") == 0);
 	CHECK(c && has_group(c->pid, "web") && cookie_of(c) != 0);
+	e = engine_free(e);
+}
+
+/* A keyless shell's child exits before its fork event is taken, and its
+ * pid goes to a child of a Per=process member (a shell too, by its name):
+ * the fork event's stat read finds a child of another parent, which is
+ * read whole and gets a key of its own, not the shell's copy (which would
+ * keep it in the member's key, sharing the member's cookie, until its
+ * next exec). */
+static void test_fork_copy_not_of_reused_pid(void)
+{
+	struct fproc *sh, *q, *c, *x;
+	pid_t pid;
+
+	e = scenario("[Group sandbox]\nMatchExe=/opt/sandbox/sh\nPer=process\n");
+	if (!e)
+		return;
+	sh = spawn("/bin/sh", 1000);
+	q = spawn("/opt/sandbox/sh", 1000);
+	deliver(n_events);
+	CHECK(sh && q && cookie_of(q) != 0 && !engine_task(e, sh->pid)->key);
+	c = sh ? fork_of(sh) : NULL;
+	if (!c || !q)
+		return;
+	pid = c->pid;
+	op_exit(c);
+	next_pid = pid;
+	x = fork_of(q);
+	CHECK(x && x->pid == pid);
+	deliver(n_events);
+	CHECK(x && has_group(x->pid, "sandbox") && cookie_of(x) != 0 && cookie_of(x) != cookie_of(q));
+	e = engine_free(e);
+}
+
+/* A keyless process whose exe the daemon could not read (its main thread
+ * gone, or one it may not inspect: "" in the table) forks a worker
+ * running a member's program: it is read whole, not copied as "". */
+static void test_fork_copy_not_of_unread_exe(void)
+{
+	struct fproc *p, *c;
+	const struct task *t;
+
+	e = scenario("[Group web]\nMatchExe=/usr/bin/web\n");
+	if (!e)
+		return;
+	exe_unreadable = true;
+	p = spawn("/usr/bin/web", 1000);
+	deliver(n_events);
+	exe_unreadable = false;
+	t = p ? engine_task(e, p->pid) : NULL;
+	CHECK(t && t->exe && !*t->exe && !t->key);
+	c = p ? fork_of(p) : NULL;
+	deliver(n_events);
+	t = c ? engine_task(e, c->pid) : NULL;
+	CHECK(t && t->exe && strcmp(t->exe, "/usr/bin/web") == 0);
+	CHECK(c && has_group(c->pid, "web") && cookie_of(c) != 0);
+	e = engine_free(e);
+}
+
+/* The read at a keyless shell's exec of a member (a shell too, by its
+ * name) fails (not ESRCH: EIO, EMFILE): a child forked after the exec is
+ * read whole, not copied from the read before the exec. */
+static void test_fork_copy_not_after_failed_read(void)
+{
+	struct fproc *p, *c;
+
+	e = scenario("[Group web]\nMatchExe=/opt/web/sh\n");
+	if (!e)
+		return;
+	p = spawn("/bin/sh", 1000);
+	deliver(n_events);
+	if (!p)
+		return;
+	exec_as(p, "/opt/web/sh");
+	read_fails = p->pid;
+	read_fails_with = -EIO;
+	c = fork_of(p);
+	deliver(n_events);
+	CHECK(c && has_group(c->pid, "web") && cookie_of(c) != 0);
+	e = engine_free(e);
+}
+
+/* A thread of a root process changes its own uid (the raw setresuid: the
+ * leader's stays 0, as status shows) and forks: the child has the
+ * thread's uid, and is read whole, not copied with the leader's. */
+static void test_fork_copy_not_by_other_thread(void)
+{
+	struct fproc *p, *c;
+
+	e = scenario("[Group tenants]\nMatchUser=1001\nPer=user\n");
+	if (!e)
+		return;
+	p = spawn("/usr/sbin/server", 0);
+	deliver(n_events);
+	if (!p)
+		return;
+	op_thread(p);
+	CHECK(p->th[1].alive);
+	emit(PROCMON_UID, p, p->th[1].tid, NULL);
+	deliver(n_events);
+	c = fork_of(p);
+	if (!c)
+		return;
+	c->uid = 1001; /* the forking thread's credentials */
+	CHECK(n_events > 0 && events[n_events - 1].kind == PROCMON_FORK);
+	events[n_events - 1].parent_pid = p->th[1].tid; /* the forking thread, as the kernel says */
+	deliver(n_events);
+	CHECK(has_group(c->pid, "tenants") && cookie_of(c) != 0);
+	e = engine_free(e);
+}
+
+/* A keyless shell's child execs a member, which clones a worker with
+ * CLONE_PARENT: the kernel names the shell as the worker's parent, but the
+ * worker runs the member's program. Its name is not the shell's: it is
+ * read whole, and joins the member's group. */
+static void test_fork_copy_not_of_clone_parent(void)
+{
+	struct fproc *sh, *b, *c;
+
+	e = scenario("[Daemon]\nUnmatchedExec=clear\n[Group web]\nMatchExe=/usr/bin/web\n");
+	if (!e)
+		return;
+	sh = spawn("/bin/sh", 1000);
+	deliver(n_events);
+	b = sh ? fork_of(sh) : NULL;
+	if (!b)
+		return;
+	exec_as(b, "/usr/bin/web");
+	deliver(n_events);
+	CHECK(has_group(b->pid, "web"));
+	c = fork_of(b);
+	if (!c)
+		return;
+	c->ppid = sh->pid; /* CLONE_PARENT */
+	CHECK(n_events > 0 && events[n_events - 1].kind == PROCMON_FORK);
+	events[n_events - 1].parent_pid = events[n_events - 1].parent_tgid = sh->pid;
+	deliver(n_events);
+	CHECK(has_group(c->pid, "web") && cookie_of(c) != 0 && cookie_of(c) == cookie_of(b));
 	e = engine_free(e);
 }
 
@@ -3047,6 +3197,11 @@ int main(void)
 	RUN(test_hook_placement_by_member_written_at_once);
 	RUN(test_fork_copy_of_keyless_parent);
 	RUN(test_fork_copy_not_from_a_read_across_the_fork);
+	RUN(test_fork_copy_not_of_reused_pid);
+	RUN(test_fork_copy_not_of_unread_exe);
+	RUN(test_fork_copy_not_after_failed_read);
+	RUN(test_fork_copy_not_by_other_thread);
+	RUN(test_fork_copy_not_of_clone_parent);
 	RUN(test_per_cgroup_unread_cgroup);
 	RUN(test_per_cgroup_cut_cgroup);
 	RUN(test_per_cgroup_by_name_own_cgroup);

@@ -6,6 +6,7 @@
  * touched, so this runs on any kernel. */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <limits.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -87,12 +88,16 @@ static pid_t spawn_leaderless(void)
 	return pid;
 }
 
-/* The leader a zombie, another thread alive: the process lives. Every
+/* The leader a zombie, another thread alive: the process lives, and runs
+ * its program (read through the thread: the leader's exe is gone). Every
  * thread gone but not reaped: it does not. Reaped: it does not. Another
  * start time than the process's: another process, not this one. */
 static void zombie_leader_with_a_live_thread(void)
 {
 	struct engine_sys *s = engine_sys_linux_new("/proc");
+	static struct procinfo pi;
+	char self[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
 	uint64_t start = 0;
 	pid_t pid;
 	int i, alive = -1;
@@ -111,6 +116,9 @@ static void zombie_leader_with_a_live_thread(void)
 	CHECK(S(process_alive, pid, start) == 1);
 	CHECK(S(process_alive, pid, start + 1) == 0); /* a reused pid */
 	CHECK(S(process_alive, pid, start - 1) == 0);
+	CHECK(n > 0);
+	self[n > 0 ? n : 0] = '\0';
+	CHECK(S(read, pid, &pi) == 0 && pi.state == 'Z' && strcmp(pi.exe, self) == 0);
 
 	kill(pid, SIGKILL);
 	for (i = 0; i < 300 && (alive = S(process_alive, pid, start)) != 0; i++)

@@ -32,7 +32,9 @@
  *
  * make check runs seeds 1 to 5 of 200,000 steps each (CORESCHED_MODEL_STEPS
  * sets the length); CORESCHED_MODEL_SEED=N runs seed N for a million steps
- * (0: a seed from the clock), and CORESCHED_MODEL_TRACE=PID follows one
+ * (0: a seed from the clock; with CORESCHED_MODEL_SPARSE set, under the
+ * sparse rules of make check's last three seeds), and
+ * CORESCHED_MODEL_TRACE=PID follows one
  * pid. Seeds and step numbers are printed, so any failure replays. */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -575,6 +577,21 @@ static const char *const confs[] = {
 	"[Group manual]\nPer=user\n"
 	"[Group vm]\nPer=process\n",
 };
+/* Few rules: most processes are in no key, so that most fork children are
+ * copied from their parent's read (under confs, about 2% are). */
+static const char *const sparse_confs[] = {
+	"[Daemon]\nMaxKeys=4096\n"
+	"[Group web]\nMatchExe=/usr/bin/web\n"
+	"[Group tenants]\nMatchUser=1002\nPer=user\n"
+	"[Group manual]\nPer=user\n"
+	"[Group vm]\nPer=process\n",
+	"[Daemon]\nMaxKeys=4096\n"
+	"[Group batch]\nMatchExe=/usr/bin/batch\nPer=user\n"
+	"[Group manual]\nPer=user\n"
+	"[Group vm]\nPer=process\n",
+};
+static bool sparse; /* the run uses sparse_confs */
+
 /* Requests place into groups that no rule fills: a key that both rules and
  * requests fill cannot tell, after a restart or a lost event, a child of a
  * placement from a process the rules put there (see coreschedd(8)). */
@@ -585,7 +602,7 @@ static struct conf *load_conf(unsigned i)
 	struct conf *c = NULL;
 	char *err = NULL;
 
-	if (conf_load_string(confs[i], "model.conf", &c, &err) < 0) {
+	if (conf_load_string(sparse ? sparse_confs[i] : confs[i], "model.conf", &c, &err) < 0) {
 		fprintf(stderr, "model: %s\n", err);
 		exit(2);
 	}
@@ -1178,7 +1195,7 @@ static void run_model(uint64_t seed, unsigned long steps)
 
 	reset();
 	rng = seed ? seed : 1;
-	printf("model: seed %" PRIu64 ", %lu steps\n", seed, steps);
+	printf("model: seed %" PRIu64 ", %lu steps%s\n", seed, steps, sparse ? ", sparse rules" : "");
 	fflush(stdout);
 	CHECK(mkdtemp(dir) != NULL);
 	snprintf(state_path, sizeof(state_path), "%s/state", dir);
@@ -1270,6 +1287,7 @@ static void test_model(void)
 
 		if (s == 0)
 			s = (uint64_t)time(NULL) ^ ((uint64_t)getpid() << 20);
+		sparse = getenv("CORESCHED_MODEL_SPARSE") != NULL;
 		run_model(s, env ? steps : 1000000);
 		return;
 	}
@@ -1280,6 +1298,10 @@ static void test_model(void)
 	 * a cookie that was not its key's): kept, as the model runs today. */
 	for (size_t i = 0; i < sizeof(regression_seeds) / sizeof(regression_seeds[0]) && !failed; i++)
 		run_model(regression_seeds[i], steps);
+	sparse = true;
+	for (uint64_t s = 1; s <= 3 && !failed; s++)
+		run_model(s, steps);
+	sparse = false;
 }
 
 /* A small world where the scenario tests act by hand. */

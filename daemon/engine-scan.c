@@ -84,9 +84,13 @@ static int scan_one(void *userdata, pid_t pid)
 	if (r == -ECHILD)
 		return 0;
 	if (r < 0) {
-		/* Not examined is not gone: keep what we knew of a live task. */
-		if (r != -ESRCH && (t = engine_task(e, pid)))
+		/* Not examined is not gone: keep what we knew of a live task,
+		 * which may be out of date (events lost): no child of it is
+		 * copied from it. */
+		if (r != -ESRCH && (t = engine_task(e, pid))) {
 			t->generation = e->generation;
+			t->read_ns = 0;
+		}
 		engine_note_unexamined(e, pid, r);
 		return 0;
 	}

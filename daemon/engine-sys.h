@@ -65,6 +65,9 @@ struct engine_sys {
 	 * which needs only the start time and the parent. May be NULL: the
 	 * engine then reads the child whole, the dry run uses read. */
 	int (*read_stat)(void *u, pid_t pid, struct procinfo *ret);
+	/* procinfo_read_exe(): the exe link alone, for the fork child read
+	 * with read_stat. May be NULL with read_stat. */
+	int (*read_exe)(void *u, pid_t pid, char *buf, size_t size);
 	/* Not used by the engine; may be NULL. Now, in the unit of procinfo's
 	 * start_time (clock ticks of CLOCK_BOOTTIME): the dry run dates what it
 	 * saw of a process with it. */

@@ -517,29 +517,31 @@ static bool program_known(const struct task *p)
 }
 
 /* Is the child that ev reports what the table says of its parent p? The
- * kernel copied p's program, ids and cgroup into it, and the table's read
- * of them ended before the fork (a read that ends after it may show what p
- * became since: an exec, a uid change); what p changed before the fork and
- * after that read has an event, taken before the fork's, that read it
- * again, and a read that failed is no longer trusted. Only for a parent in
- * no key, whose child running its program the rules judge as they judged
- * p, cookie aside (that is read anyway); only for a fork by p's main
- * thread, whose ids are the ones the table read (a thread can change its
- * own); not from a main thread gone (its exe cannot be read: the table
- * says ""). What the child changes itself has an event of its own to
- * come. A cgroup changes with no event: where a rule, a key or a container
- * looks at cgroups, the child is read whole. */
+ * kernel copied p's ids and cgroup into it, and the table's read of them
+ * ended before the fork (a read that ends after it may show what p became
+ * since: a uid change, an exec); what p changed before the fork and after
+ * that read has an event, taken before the fork's, that read it again,
+ * and a read that failed is no longer trusted. Only for a parent in no
+ * key, whose child running its program the rules judge as they judged p,
+ * cookie aside (that is read anyway); only for a fork by p's main thread,
+ * whose ids are the ones the table read (a thread can change its own);
+ * not from a main thread gone (status shows its ids, not the threads').
+ * The child's program is read, and must be p's. What the child changes
+ * itself has an event of its own to come. A cgroup changes with no event:
+ * where a rule, a key or a container looks at cgroups, the child is read
+ * whole. */
 static bool fork_copies(const struct engine *e, const struct task *p, const struct procmon_event *ev)
 {
-	return e->sys->read_stat && p && !p->key && program_known(p) && *p->exe && !p->leader_gone && p->cgroup &&
-	       p->read_ns && p->read_end_ns <= ev->timestamp_ns && ev->parent_pid == ev->parent_tgid &&
-	       !e->cgroup_rules && containers_none();
+	return e->sys->read_stat && e->sys->read_exe && p && !p->key && program_known(p) && !p->leader_gone &&
+	       p->cgroup && p->read_ns && p->read_end_ns <= ev->timestamp_ns &&
+	       ev->parent_pid == ev->parent_tgid && !e->cgroup_rules && containers_none();
 }
 
 /* engine_examine() for the child of a fork event, from its parent p. Where
- * p's copy describes it, only its stat is read (its start time, which makes
- * the pid its name, its comm and state), and the table dates what it says
- * at the fork: any event of the child reads it whole. */
+ * p's copy describes it, only its stat (its start time, which makes the
+ * pid its name, its parent, comm and state) and its exe link are read, and
+ * the table dates what it says at the fork: any event of the child reads
+ * it whole. */
 static int fork_examine(struct engine *e, const struct procmon_event *ev, const struct task *p,
 			struct procinfo *pi, struct task **ret, bool *ret_changed)
 {
@@ -556,17 +558,17 @@ static int fork_examine(struct engine *e, const struct procmon_event *ev, const 
 	/* Met by a scan or a request since its fork (what they read stands,
 	 * and is compared), the parent's pid names a process started after
 	 * the child, the pid names another parent's child (the fork's exited,
-	 * and its pid was reused, or it was reparented), or the child's name
-	 * is not the parent's (it renamed itself or exec'd since, or another
-	 * process forked it with CLONE_PARENT, runc's way, and it runs that
-	 * one's program): read it whole. */
+	 * and its pid was reused, or it was reparented), or the child runs
+	 * another program than the parent, or goes by another name (it
+	 * exec'd or renamed itself since, or another process forked it with
+	 * CLONE_PARENT, runc's way, and it runs that one's): read it whole. */
 	known = engine_task(e, ev->tgid);
 	if ((known && known->start == pi->start_time) || p->start > pi->start_time || pi->ppid != p->pid ||
-	    strcmp(pi->comm, p->comm) != 0)
+	    strcmp(pi->comm, p->comm) != 0 || SYS(e, read_exe, ev->tgid, pi->exe, sizeof(pi->exe)) < 0 ||
+	    strcmp(pi->exe, p->exe) != 0)
 		return engine_examine(e, ev->tgid, pi, ret, ret_changed);
 	pi->uid = p->uid;
 	pi->gid = p->gid;
-	snprintf(pi->exe, sizeof(pi->exe), "%s", p->exe);
 	snprintf(pi->cgroup, sizeof(pi->cgroup), "%s", p->cgroup);
 	pi->cgroup_cut = p->cgroup_cut;
 	return table_upsert(e, pi, ev->timestamp_ns, ret, ret_changed);

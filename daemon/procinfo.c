@@ -364,8 +364,14 @@ static int read_exe(int procfd, char state, char *buf, size_t size)
 	DIR *d;
 	int fd, r = read_exe_at(procfd, "exe", buf, size);
 
+	struct stat st;
+
 	if (r < 0 || buf[0] || state != 'Z')
 		return r;
+	/* A task directory's link count is 2 plus the threads: a zombie
+	 * whose every thread is gone has none to ask. */
+	if (fstatat(procfd, "task", &st, 0) < 0 || st.st_nlink <= 3)
+		return 0;
 	fd = openat(procfd, "task", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0)
 		return 0;
@@ -490,6 +496,14 @@ int procinfo_read_stat(const char *proc_root, pid_t pid, struct procinfo *ret)
 {
 	info_clear(ret);
 	return parse_stat_of(proc_root, pid, ret);
+}
+
+int procinfo_read_exe(const char *proc_root, pid_t pid, char *buf, size_t size)
+{
+	char path[PATH_MAX];
+	int r = procinfo_path(path, sizeof(path), proc_root, pid, "/exe");
+
+	return r < 0 ? r : read_exe_at(AT_FDCWD, path, buf, size);
 }
 
 /* On the exit path (is the process still alive?): no zeroing or copy of

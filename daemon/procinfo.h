@@ -38,6 +38,10 @@ int procinfo_start_time(const char *proc_root, pid_t pid, uint64_t *ret);
  * the rest empty: one file where a caller needs no ids, cgroup or exe. */
 int procinfo_read_stat(const char *proc_root, pid_t pid, struct procinfo *ret);
 
+/* Only the exe link, into buf[size] as procinfo_read() gives it ("" where
+ * there is none to read); one system call. */
+int procinfo_read_exe(const char *proc_root, pid_t pid, char *buf, size_t size);
+
 typedef int (*procinfo_pid_fn)(void *userdata, pid_t pid);
 
 /* The thread group (process) that thread tid belongs to. */

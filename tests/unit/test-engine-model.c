@@ -49,6 +49,7 @@
 
 #include "auth.h"
 #include "conf.h"
+#include "containers.h"
 #include "daemon.h"
 #include "engine-internal.h"
 #include "fixture.h"
@@ -226,12 +227,15 @@ static void taken(size_t i, bool lost)
  * program: a shell that starts a job and execs a member's program. */
 static pid_t fork_on_read;
 static const char *fork_on_read_exe, *exec_on_read_exe;
+static uid_t uid_on_read = (uid_t)-1; /* with fork_on_read: forks, then takes this uid */
 static struct fproc *forked_on_read, *fork_after_read;
 static void op_fork(struct fproc *parent);
 static void exec_as(struct fproc *p, const char *exe);
 static struct fproc *fork_of(struct fproc *p);
 
-static unsigned long stat_reads; /* fork children copied from their parent */
+static unsigned long stat_reads; /* fork children read by their stat first (most then copied) */
+static pid_t reads_of_pid;        /* whole reads of this pid are counted in reads_of */
+static unsigned reads_of;
 /* What a scenario makes the kernel do: an exe that cannot be read ("",
  * as of a process we may not inspect); a read of read_fails that fails
  * with read_fails_with, once. */
@@ -246,11 +250,19 @@ static int fk_read(void *u, pid_t pid, struct procinfo *ret)
 	(void)u;
 	if (!p)
 		return -ESRCH;
+	if (pid == reads_of_pid)
+		reads_of++;
 	if (read_fails && pid == read_fails) {
 		read_fails = 0;
 		return read_fails_with;
 	}
-	if (pid == fork_on_read && exec_on_read_exe) {
+	if (pid == fork_on_read && uid_on_read != (uid_t)-1) {
+		fork_on_read = 0;
+		forked_on_read = fork_of(p);
+		p->uid = uid_on_read;
+		emit(PROCMON_UID, p, p->pid, NULL);
+		uid_on_read = (uid_t)-1;
+	} else if (pid == fork_on_read && exec_on_read_exe) {
 		fork_on_read = 0;
 		forked_on_read = fork_of(p);
 		exec_as(p, exec_on_read_exe);
@@ -276,7 +288,12 @@ static int fk_read(void *u, pid_t pid, struct procinfo *ret)
 /* Only what stat holds, with the same races as the whole read. */
 static int fk_read_stat(void *u, pid_t pid, struct procinfo *ret)
 {
-	int r = fk_read(u, pid, ret);
+	pid_t counted = reads_of_pid;
+	int r;
+
+	reads_of_pid = 0; /* not a whole read */
+	r = fk_read(u, pid, ret);
+	reads_of_pid = counted;
 
 	if (r == 0) {
 		ret->uid = ret->gid = 0;
@@ -285,6 +302,17 @@ static int fk_read_stat(void *u, pid_t pid, struct procinfo *ret)
 		stat_reads++;
 	}
 	return r;
+}
+
+static int fk_read_exe(void *u, pid_t pid, char *buf, size_t size)
+{
+	struct fproc *p = proc_of(pid);
+
+	(void)u;
+	if (!p)
+		return -ESRCH;
+	snprintf(buf, size, "%s", exe_unreadable ? "" : p->exe);
+	return 0;
 }
 
 static int fk_start_time(void *u, pid_t pid, uint64_t *ret)
@@ -542,7 +570,7 @@ static int fk_seen_until(void *u, const char *path, uint64_t *ret)
 }
 
 static const struct engine_sys fake = {
-	.read = fk_read, .read_stat = fk_read_stat, .start_time = fk_start_time, .for_each_pid = fk_for_each_pid,
+	.read = fk_read, .read_stat = fk_read_stat, .read_exe = fk_read_exe, .start_time = fk_start_time, .for_each_pid = fk_for_each_pid,
 	.for_each_thread = fk_for_each_thread, .process_alive = fk_process_alive,
 	.pidfd_open = fk_pidfd_open, .pidfd_alive = fk_pidfd_alive, .pidfd_close = fk_pidfd_close,
 	.cookie_get = fk_cookie_get, .cookie_create = fk_cookie_create, .cookie_assign = fk_cookie_assign,
@@ -1174,6 +1202,9 @@ static void reset(void)
 	stat_reads = 0;
 	exe_unreadable = false;
 	read_fails = 0;
+	reads_of_pid = 0;
+	reads_of = 0;
+	uid_on_read = (uid_t)-1;
 	overflowed = false;
 	failed = false;
 	smt_on = true;
@@ -1260,7 +1291,7 @@ static void run_model(uint64_t seed, unsigned long steps)
 	settle(remedy);
 	printf("model: %lu settles, %u processes checked (%u strictly); forks %u execs %u exits %u threads %u/%u "
 	       "setuid %u assign %u clear %u reloads %u losses %u smt-off %u/%u restarts %u key-failures %u; "
-	       "children copied from their parent %lu\n",
+	       "fork children read by their stat first %lu\n",
 	       settles, n_checked, n_strict, counts[0], counts[1], counts[2], counts[3], counts[4], counts[5],
 	       counts[6], counts[7], counts[8], counts[9], counts[10], counts[13], counts[11], counts[12], stat_reads);
 	CHECK(!failed);
@@ -1788,21 +1819,22 @@ static bool has_group(pid_t pid, const char *group)
 	return t && t->key && strcmp(t->key->group, group) == 0;
 }
 
-/* The children of a parent in no key, read only by their stat at their
- * fork and copied from the parent: one that exec'd a member, one that
- * became a tenant and one that runs on are each where the rules put them
- * once their own events are taken, and the copy names the parent's
- * program. Where a rule looks at cgroups (which change with no event),
- * the children are read whole. */
+/* The children of a parent in no key, read only by their stat and exe at
+ * their fork and copied from the parent: one that exec'd a member, one
+ * that became a tenant and one that runs on are each where the rules put
+ * them once their own events are taken, and the last one was never read
+ * whole. Where a rule looks at cgroups (which change with no event), or
+ * a container is hooked, the children are read whole. */
 static void test_fork_copy_of_keyless_parent(void)
 {
 	static const char *const texts[] = {
 		"[Group web]\nMatchExe=/usr/bin/web\n[Group tenants]\nMatchUser=1001\nPer=user\n",
 		"[Group web]\nMatchExe=/usr/bin/web\n[Group tenants]\nMatchUser=1001\nPer=user\n"
 		"[Group slice]\nMatchCgroup=/machine.slice\n",
+		"[Group web]\nMatchExe=/usr/bin/web\n[Group tenants]\nMatchUser=1001\nPer=user\n",
 	};
 
-	for (size_t i = 0; i < 2; i++) {
+	for (size_t i = 0; i < 3; i++) {
 		struct fproc *p, *web, *tenant, *plain;
 		unsigned long before;
 		const struct task *t;
@@ -1810,6 +1842,8 @@ static void test_fork_copy_of_keyless_parent(void)
 		e = scenario(texts[i]);
 		if (!e)
 			return;
+		if (i == 2) /* a hooked container's cgroup */
+			CHECK(containers_remember("/machine.slice/c1", "web", "c1") == 0);
 		p = spawn("/bin/sh", 1000);
 		deliver(n_events);
 		CHECK(p && engine_task(e, p->pid) && !engine_task(e, p->pid)->key);
@@ -1820,63 +1854,68 @@ static void test_fork_copy_of_keyless_parent(void)
 		emit(PROCMON_UID, tenant, tenant->pid, NULL);
 		plain = fork_of(p);
 		before = stat_reads;
+		reads_of_pid = plain ? plain->pid : 0;
+		reads_of = 0;
 		deliver(n_events);
 		CHECK(stat_reads == before + (i == 0 ? 3 : 0));
+		CHECK(reads_of == (i == 0 ? 0u : 1u)); /* copied, or read whole */
+		reads_of_pid = 0;
 		CHECK(web && has_group(web->pid, "web") && cookie_of(web) != 0);
 		CHECK(tenant && has_group(tenant->pid, "tenants") && cookie_of(tenant) != 0);
 		CHECK(cookie_of(tenant) != cookie_of(web));
 		t = plain ? engine_task(e, plain->pid) : NULL;
 		CHECK(t && !t->key && cookie_of(plain) == 0 && t->uid == 1000 && t->exe && strcmp(t->exe, "/bin/sh") == 0);
+		containers_clear();
 		e = engine_free(e);
 	}
 }
 
-/* A member forks a child and then execs a helper while the daemon reads
- * it: the read began before the fork and shows the helper, and
- * UnmatchedExec=clear takes the member out of its key. The child runs
- * the member's program, not the helper the read showed: it is not copied
- * from that read (which ended after the fork) and stays in the key. */
+/* A tenant forks a child and then takes another uid while the daemon
+ * reads it: the read began before the fork and shows the new uid, and
+ * UnmatchedExec=clear takes the tenant out of its key. The child has the
+ * tenant's uid, not the one the read showed: it is not copied from that
+ * read (which ended after the fork) and stays in the key. */
 static void test_fork_copy_not_from_a_read_across_the_fork(void)
 {
 	struct fproc *p, *c;
 
-	e = scenario("[Daemon]\nUnmatchedExec=clear\n[Group web]\nMatchExe=/usr/bin/web\n");
+	e = scenario("[Daemon]\nUnmatchedExec=clear\n[Group tenants]\nMatchUser=1001\nPer=user\n");
 	if (!e)
 		return;
-	p = spawn("/usr/bin/web", 1000);
+	p = spawn("/bin/sh", 1001);
 	deliver(n_events);
-	CHECK(p && has_group(p->pid, "web") && cookie_of(p) != 0);
+	CHECK(p && has_group(p->pid, "tenants") && cookie_of(p) != 0);
 	if (!p)
 		return;
 	fork_on_read = p->pid;
-	exec_on_read_exe = "/usr/bin/helper";
+	uid_on_read = 1000;
 	forked_on_read = NULL;
-	emit(PROCMON_UID, p, p->pid, NULL); /* its read forks c, then execs the helper */
+	emit(PROCMON_COMM, p, p->pid, NULL); /* its read forks c, then takes uid 1000 */
 	deliver(n_events);
 	c = forked_on_read;
 	deliver(n_events);
-	CHECK(cookie_of(p) == 0 && !has_group(p->pid, "web"));
-	CHECK(c && strcmp(c->exe, "/usr/bin/web") == 0);
-	CHECK(c && has_group(c->pid, "web") && cookie_of(c) != 0);
+	CHECK(cookie_of(p) == 0 && !has_group(p->pid, "tenants"));
+	CHECK(c && c->uid == 1001);
+	CHECK(c && has_group(c->pid, "tenants") && cookie_of(c) != 0);
 	e = engine_free(e);
 }
 
 /* A keyless shell's child exits before its fork event is taken, and its
- * pid goes to a child of a Per=process member (a shell too, by its name):
- * the fork event's stat read finds a child of another parent, which is
- * read whole and gets a key of its own, not the shell's copy (which would
- * keep it in the member's key, sharing the member's cookie, until its
- * next exec). */
+ * pid goes to the child of a tenant's shell: the fork event's stat read
+ * finds a child of another parent (same program and name), which is read
+ * whole, with the tenant's uid, not copied with the first shell's (under
+ * UnmatchedExec=clear it would lose the tenant's cookie until its next
+ * exec). */
 static void test_fork_copy_not_of_reused_pid(void)
 {
 	struct fproc *sh, *q, *c, *x;
 	pid_t pid;
 
-	e = scenario("[Group sandbox]\nMatchExe=/opt/sandbox/sh\nPer=process\n");
+	e = scenario("[Daemon]\nUnmatchedExec=clear\n[Group tenants]\nMatchUser=1001\nPer=user\n");
 	if (!e)
 		return;
 	sh = spawn("/bin/sh", 1000);
-	q = spawn("/opt/sandbox/sh", 1000);
+	q = spawn("/bin/sh", 1001);
 	deliver(n_events);
 	CHECK(sh && q && cookie_of(q) != 0 && !engine_task(e, sh->pid)->key);
 	c = sh ? fork_of(sh) : NULL;
@@ -1888,13 +1927,13 @@ static void test_fork_copy_not_of_reused_pid(void)
 	x = fork_of(q);
 	CHECK(x && x->pid == pid);
 	deliver(n_events);
-	CHECK(x && has_group(x->pid, "sandbox") && cookie_of(x) != 0 && cookie_of(x) != cookie_of(q));
+	CHECK(x && has_group(x->pid, "tenants") && cookie_of(x) != 0 && cookie_of(x) == cookie_of(q));
 	e = engine_free(e);
 }
 
-/* A keyless process whose exe the daemon could not read (its main thread
- * gone, or one it may not inspect: "" in the table) forks a worker
- * running a member's program: it is read whole, not copied as "". */
+/* A keyless process whose exe the daemon could not read (one it may not
+ * inspect: "" in the table) forks a worker running a member's program: it
+ * is read whole, not copied as "". */
 static void test_fork_copy_not_of_unread_exe(void)
 {
 	struct fproc *p, *c;
@@ -1917,26 +1956,27 @@ static void test_fork_copy_not_of_unread_exe(void)
 	e = engine_free(e);
 }
 
-/* The read at a keyless shell's exec of a member (a shell too, by its
- * name) fails (not ESRCH: EIO, EMFILE): a child forked after the exec is
- * read whole, not copied from the read before the exec. */
+/* The read at a keyless shell's change to a tenant's uid fails (not
+ * ESRCH: EIO, EMFILE): a child forked after it is read whole, not copied
+ * with the uid of the read before. */
 static void test_fork_copy_not_after_failed_read(void)
 {
 	struct fproc *p, *c;
 
-	e = scenario("[Group web]\nMatchExe=/opt/web/sh\n");
+	e = scenario("[Group tenants]\nMatchUser=1001\nPer=user\n");
 	if (!e)
 		return;
 	p = spawn("/bin/sh", 1000);
 	deliver(n_events);
 	if (!p)
 		return;
-	exec_as(p, "/opt/web/sh");
+	p->uid = 1001;
+	emit(PROCMON_UID, p, p->pid, NULL);
 	read_fails = p->pid;
 	read_fails_with = -EIO;
 	c = fork_of(p);
 	deliver(n_events);
-	CHECK(c && has_group(c->pid, "web") && cookie_of(c) != 0);
+	CHECK(c && has_group(c->pid, "tenants") && cookie_of(c) != 0);
 	e = engine_free(e);
 }
 
@@ -1996,6 +2036,96 @@ static void test_fork_copy_not_of_clone_parent(void)
 	events[n_events - 1].parent_pid = events[n_events - 1].parent_tgid = sh->pid;
 	deliver(n_events);
 	CHECK(has_group(c->pid, "web") && cookie_of(c) != 0 && cookie_of(c) == cookie_of(b));
+	e = engine_free(e);
+}
+
+/* Events are lost, among them a keyless shell's change to a tenant's
+ * uid, and the rescan cannot read the shell (EMFILE): a child it forks
+ * then is read whole, not copied with the uid of the read before. */
+static void test_fork_copy_not_after_failed_scan(void)
+{
+	struct fproc *p, *c;
+
+	e = scenario("[Group tenants]\nMatchUser=1001\nPer=user\n");
+	if (!e)
+		return;
+	p = spawn("/bin/sh", 1000);
+	deliver(n_events);
+	if (!p)
+		return;
+	p->uid = 1001;
+	n_events = 0; /* its event lost */
+	read_fails = p->pid;
+	read_fails_with = -EMFILE;
+	engine_resync(e);
+	c = fork_of(p);
+	deliver(n_events);
+	CHECK(c && has_group(c->pid, "tenants") && cookie_of(c) != 0);
+	e = engine_free(e);
+}
+
+/* The same as test_fork_copy_not_of_clone_parent with a worker of the
+ * shell's name: python3 forks a child that execs another python3 and
+ * takes a tenant's uid, and clones a worker with CLONE_PARENT. Its exe is
+ * not its parent's: it is read whole, with the tenant's uid. */
+static void test_fork_copy_not_of_clone_parent_same_name(void)
+{
+	struct fproc *g, *b, *c;
+
+	e = scenario("[Daemon]\nUnmatchedExec=clear\n[Group tenants]\nMatchUser=1001\nPer=user\n");
+	if (!e)
+		return;
+	g = spawn("/usr/bin/python3", 1000);
+	deliver(n_events);
+	b = g ? fork_of(g) : NULL;
+	if (!b)
+		return;
+	exec_as(b, "/opt/app/python3");
+	b->uid = 1001;
+	emit(PROCMON_UID, b, b->pid, NULL);
+	deliver(n_events);
+	CHECK(has_group(b->pid, "tenants"));
+	c = fork_of(b);
+	if (!c)
+		return;
+	c->ppid = g->pid; /* CLONE_PARENT */
+	CHECK(n_events > 0 && events[n_events - 1].kind == PROCMON_FORK);
+	events[n_events - 1].parent_pid = events[n_events - 1].parent_tgid = g->pid;
+	deliver(n_events);
+	CHECK(c->uid == 1001 && has_group(c->pid, "tenants") && cookie_of(c) != 0 && cookie_of(c) == cookie_of(b));
+	e = engine_free(e);
+}
+
+/* The same with a worker of the shell's program: a python3 forks a child
+ * that renames itself and takes a tenant's uid, and clones a worker with
+ * CLONE_PARENT. Its name is not its parent's: it is read whole, with the
+ * tenant's uid. */
+static void test_fork_copy_not_of_renamed_clone_parent(void)
+{
+	struct fproc *g, *b, *c;
+
+	e = scenario("[Daemon]\nUnmatchedExec=clear\n[Group tenants]\nMatchUser=1001\nPer=user\n");
+	if (!e)
+		return;
+	g = spawn("/usr/bin/python3", 1000);
+	deliver(n_events);
+	b = g ? fork_of(g) : NULL;
+	if (!b)
+		return;
+	snprintf(b->comm, sizeof(b->comm), "worker");
+	emit(PROCMON_COMM, b, b->pid, NULL);
+	b->uid = 1001;
+	emit(PROCMON_UID, b, b->pid, NULL);
+	deliver(n_events);
+	CHECK(has_group(b->pid, "tenants"));
+	c = fork_of(b);
+	if (!c)
+		return;
+	c->ppid = g->pid; /* CLONE_PARENT */
+	CHECK(n_events > 0 && events[n_events - 1].kind == PROCMON_FORK);
+	events[n_events - 1].parent_pid = events[n_events - 1].parent_tgid = g->pid;
+	deliver(n_events);
+	CHECK(c->uid == 1001 && has_group(c->pid, "tenants") && cookie_of(c) != 0 && cookie_of(c) == cookie_of(b));
 	e = engine_free(e);
 }
 
@@ -3224,6 +3354,9 @@ int main(void)
 	RUN(test_fork_copy_not_after_failed_read);
 	RUN(test_fork_copy_not_by_other_thread);
 	RUN(test_fork_copy_not_of_clone_parent);
+	RUN(test_fork_copy_not_after_failed_scan);
+	RUN(test_fork_copy_not_of_clone_parent_same_name);
+	RUN(test_fork_copy_not_of_renamed_clone_parent);
 	RUN(test_per_cgroup_unread_cgroup);
 	RUN(test_per_cgroup_cut_cgroup);
 	RUN(test_per_cgroup_by_name_own_cgroup);

@@ -160,6 +160,19 @@ static int d_read_exe(void *u, pid_t pid, char *buf, size_t size)
 	return d->real->read_exe ? REAL(d, read_exe, pid, buf, size) : -EOPNOTSUPP;
 }
 
+/* Forwarded, and remembered as d_read() remembers a whole read. */
+static int d_read_rest(void *u, pid_t pid, struct procinfo *ret)
+{
+	struct dry_sys *d = dry_of(u);
+	uint64_t tick = boot_tick(d);
+	int r = d->real->read_rest ? REAL(d, read_rest, pid, ret) : REAL(d, read, pid, ret);
+
+	d->last.pid = 0;
+	if (r >= 0 && ret->tgid == pid)
+		remember_read(d, pid, ret, tick);
+	return r;
+}
+
 /* What stat would say of process pid, from the last read when that was
  * of pid and just now. */
 static bool last_read_of(struct dry_sys *d, pid_t pid, struct procinfo *ret)
@@ -431,7 +444,7 @@ struct engine_sys *engine_sys_dry_new(const struct engine_sys *real)
 	d->real = real;
 	d->prune_at = PRUNE_MIN;
 	d->ops = (struct engine_sys){
-		.read = d_read, .read_stat = d_read_stat, .read_exe = d_read_exe, .start_time = d_start_time, .for_each_pid = d_for_each_pid,
+		.read = d_read, .read_stat = d_read_stat, .read_exe = d_read_exe, .read_rest = d_read_rest, .start_time = d_start_time, .for_each_pid = d_for_each_pid,
 		.for_each_thread = d_for_each_thread, .process_alive = d_process_alive,
 		.pidfd_open = d_pidfd_open, .pidfd_alive = d_pidfd_alive, .pidfd_close = d_pidfd_close,
 		.cookie_get = d_cookie_get, .cookie_create = d_cookie_create, .cookie_assign = d_cookie_assign,

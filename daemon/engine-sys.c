@@ -47,6 +47,11 @@ static int l_read_exe(void *u, pid_t pid, char *buf, size_t size)
 	return procinfo_read_exe(root_of(u), pid, buf, size);
 }
 
+static int l_read_rest(void *u, pid_t pid, struct procinfo *ret)
+{
+	return procinfo_read_rest(root_of(u), pid, ret);
+}
+
 static int l_for_each_pid(void *u, procinfo_pid_fn fn, void *fn_userdata)
 {
 	return procinfo_for_each_pid(root_of(u), fn, fn_userdata);
@@ -308,6 +313,7 @@ struct engine_sys *engine_sys_linux_new(const char *proc_root)
 		.smt_active = l_smt_active, .sched_ext_enabled = l_sched_ext_enabled, .cpu_ns = l_cpu_ns,
 		.now_ns = l_now_ns, .touch = l_touch, .seen_until = l_seen_until, .thread_group = l_thread_group,
 		.for_each_child = l_for_each_child, .read_stat = l_read_stat, .read_exe = l_read_exe,
+		.read_rest = l_read_rest,
 		.userdata = s,
 		/* A fake tree's start times are not on the boot clock. */
 		.boot_ticks = strcmp(proc_root, "/proc") == 0 ? l_boot_ticks : NULL,

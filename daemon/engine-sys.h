@@ -68,6 +68,9 @@ struct engine_sys {
 	/* procinfo_read_exe(): the exe link alone, for the fork child read
 	 * with read_stat. May be NULL with read_stat. */
 	int (*read_exe)(void *u, pid_t pid, char *buf, size_t size);
+	/* procinfo_read_rest(): the rest of a whole read after read_stat. May
+	 * be NULL with read_stat. */
+	int (*read_rest)(void *u, pid_t pid, struct procinfo *ret);
 	/* Not used by the engine; may be NULL. Now, in the unit of procinfo's
 	 * start_time (clock ticks of CLOCK_BOOTTIME): the dry run dates what it
 	 * saw of a process with it. */

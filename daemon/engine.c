@@ -532,7 +532,7 @@ static bool program_known(const struct task *p)
  * whole. */
 static bool fork_copies(const struct engine *e, const struct task *p, const struct procmon_event *ev)
 {
-	return e->sys->read_stat && e->sys->read_exe && p && !p->key && program_known(p) && !p->leader_gone &&
+	return e->sys->read_stat && e->sys->read_exe && e->sys->read_rest && p && !p->key && program_known(p) && !p->leader_gone &&
 	       p->cgroup && p->read_ns && p->read_end_ns <= ev->timestamp_ns &&
 	       ev->parent_pid == ev->parent_tgid && !e->cgroup_rules && containers_none();
 }
@@ -546,10 +546,12 @@ static int fork_examine(struct engine *e, const struct procmon_event *ev, const 
 			struct procinfo *pi, struct task **ret, bool *ret_changed)
 {
 	const struct task *known;
+	uint64_t read_ns;
 	int r;
 
 	if (!fork_copies(e, p, ev))
 		return engine_examine(e, ev->tgid, pi, ret, ret_changed);
+	read_ns = SYS(e, now_ns);
 	r = SYS(e, read_stat, ev->tgid, pi);
 	if (r < 0)
 		return r;
@@ -565,8 +567,11 @@ static int fork_examine(struct engine *e, const struct procmon_event *ev, const 
 	known = engine_task(e, ev->tgid);
 	if ((known && known->start == pi->start_time) || p->start > pi->start_time || pi->ppid != p->pid ||
 	    strcmp(pi->comm, p->comm) != 0 || SYS(e, read_exe, ev->tgid, pi->exe, sizeof(pi->exe)) < 0 ||
-	    strcmp(pi->exe, p->exe) != 0)
-		return engine_examine(e, ev->tgid, pi, ret, ret_changed);
+	    strcmp(pi->exe, p->exe) != 0) {
+		/* The rest of a whole read begun with the stat. */
+		r = SYS(e, read_rest, ev->tgid, pi);
+		return r < 0 ? r : table_upsert(e, pi, read_ns, ret, ret_changed);
+	}
 	pi->uid = p->uid;
 	pi->gid = p->gid;
 	snprintf(pi->cgroup, sizeof(pi->cgroup), "%s", p->cgroup);

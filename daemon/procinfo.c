@@ -406,9 +406,11 @@ static int read_status(int dirfd, char *buf, size_t size)
 	return 1;
 }
 
+static int read_rest(int dirfd, char *buf, size_t size, struct procinfo *info);
+
 static int read_all(int dirfd, char *buf, size_t size, struct procinfo *info)
 {
-	int r, cut;
+	int r;
 
 	r = read_text(dirfd, "stat", buf, STAT_READ_MAX < size ? STAT_READ_MAX : size);
 	if (r < 0)
@@ -416,6 +418,14 @@ static int read_all(int dirfd, char *buf, size_t size, struct procinfo *info)
 	r = procinfo_parse_stat(buf, info);
 	if (r < 0)
 		return r;
+	return read_rest(dirfd, buf, size, info);
+}
+
+/* What procinfo_read() reads past stat: status, cgroup, exe. */
+static int read_rest(int dirfd, char *buf, size_t size, struct procinfo *info)
+{
+	int r, cut;
+
 	cut = read_status(dirfd, buf, size);
 	if (cut < 0)
 		return cut;
@@ -466,6 +476,21 @@ int procinfo_read(const char *proc_root, pid_t pid, struct procinfo *ret)
 		return dirfd;
 	info_clear(ret);
 	r = read_all(dirfd, buf, sizeof(buf), ret);
+	close(dirfd);
+	return r < 0 ? r : 0;
+}
+
+int procinfo_read_rest(const char *proc_root, pid_t pid, struct procinfo *ret)
+{
+	char buf[CGROUP_READ_MAX];
+	int dirfd, r;
+
+	dirfd = open_pid_dir(proc_root, pid);
+	if (dirfd < 0)
+		return dirfd;
+	ret->exe[0] = ret->cgroup[0] = '\0';
+	ret->cgroup_cut = false;
+	r = read_rest(dirfd, buf, sizeof(buf), ret);
 	close(dirfd);
 	return r < 0 ? r : 0;
 }

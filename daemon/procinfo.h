@@ -38,8 +38,12 @@ int procinfo_start_time(const char *proc_root, pid_t pid, uint64_t *ret);
  * the rest empty: one file where a caller needs no ids, cgroup or exe. */
 int procinfo_read_stat(const char *proc_root, pid_t pid, struct procinfo *ret);
 
+/* What procinfo_read() reads past stat (ids, cgroup, exe) into *ret,
+ * which holds what procinfo_read_stat() just read of pid: the two make one
+ * procinfo_read(). */
+int procinfo_read_rest(const char *proc_root, pid_t pid, struct procinfo *ret);
 /* Only the exe link, into buf[size] as procinfo_read() gives it ("" where
- * there is none to read); one system call. */
+ * there is none to read, also of a process gone); one system call. */
 int procinfo_read_exe(const char *proc_root, pid_t pid, char *buf, size_t size);
 
 typedef int (*procinfo_pid_fn)(void *userdata, pid_t pid);

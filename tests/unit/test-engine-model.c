@@ -304,6 +304,21 @@ static int fk_read_stat(void *u, pid_t pid, struct procinfo *ret)
 	return r;
 }
 
+/* The rest of a whole read after fk_read_stat: its stat fields stay. */
+static int fk_read_rest(void *u, pid_t pid, struct procinfo *ret)
+{
+	struct procinfo st = *ret;
+	int r = fk_read(u, pid, ret);
+
+	if (r == 0) {
+		ret->ppid = st.ppid;
+		ret->start_time = st.start_time;
+		memcpy(ret->comm, st.comm, sizeof(ret->comm));
+		ret->state = st.state;
+	}
+	return r;
+}
+
 static int fk_read_exe(void *u, pid_t pid, char *buf, size_t size)
 {
 	struct fproc *p = proc_of(pid);
@@ -570,7 +585,7 @@ static int fk_seen_until(void *u, const char *path, uint64_t *ret)
 }
 
 static const struct engine_sys fake = {
-	.read = fk_read, .read_stat = fk_read_stat, .read_exe = fk_read_exe, .start_time = fk_start_time, .for_each_pid = fk_for_each_pid,
+	.read = fk_read, .read_stat = fk_read_stat, .read_exe = fk_read_exe, .read_rest = fk_read_rest, .start_time = fk_start_time, .for_each_pid = fk_for_each_pid,
 	.for_each_thread = fk_for_each_thread, .process_alive = fk_process_alive,
 	.pidfd_open = fk_pidfd_open, .pidfd_alive = fk_pidfd_alive, .pidfd_close = fk_pidfd_close,
 	.cookie_get = fk_cookie_get, .cookie_create = fk_cookie_create, .cookie_assign = fk_cookie_assign,

@@ -212,6 +212,20 @@ static void live_process(void)
 	CHECK(pi.pid == getpid() && pi.tgid == getpid() && pi.start_time == start);
 	CHECK(S(read_stat, getpid(), &pi) == 0);
 	CHECK(pi.start_time == start && pi.state == 'R' && pi.tgid == 0 && pi.exe[0] == '\0');
+	/* The stat, then its rest, is the whole read; the exe link alone is
+	 * the whole read's. */
+	{
+		static struct procinfo whole, part;
+		static char exe[PROCINFO_PATH_MAX];
+
+		CHECK(S(read, getpid(), &whole) == 0);
+		CHECK(S(read_stat, getpid(), &part) == 0 && S(read_rest, getpid(), &part) == 0);
+		CHECK(part.tgid == whole.tgid && part.uid == whole.uid && part.gid == whole.gid &&
+		      part.start_time == whole.start_time && part.ppid == whole.ppid);
+		CHECK(whole.exe[0] && strcmp(part.exe, whole.exe) == 0 && strcmp(part.cgroup, whole.cgroup) == 0);
+		CHECK(S(read_exe, getpid(), exe, sizeof(exe)) == 0 && strcmp(exe, whole.exe) == 0);
+		CHECK(S(read_exe, 999999999, exe, sizeof(exe)) == 0 && exe[0] == '\0'); /* gone: none to read */
+	}
 	engine_sys_linux_free(s);
 }
 

@@ -42,8 +42,9 @@ int procinfo_read_stat(const char *proc_root, pid_t pid, struct procinfo *ret);
  * which holds what procinfo_read_stat() just read of pid: the two make one
  * procinfo_read(). */
 int procinfo_read_rest(const char *proc_root, pid_t pid, struct procinfo *ret);
-/* Only the exe link, into buf[size] as procinfo_read() gives it ("" where
- * there is none to read, also of a process gone); one system call. */
+/* Only the exe link, into buf[size] ("" where there is none to read, also
+ * of a process gone, and of one whose main thread has exited, which
+ * procinfo_read() reads through another thread); one system call. */
 int procinfo_read_exe(const char *proc_root, pid_t pid, char *buf, size_t size);
 
 typedef int (*procinfo_pid_fn)(void *userdata, pid_t pid);

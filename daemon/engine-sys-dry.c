@@ -124,17 +124,26 @@ static void remember_read(struct dry_sys *d, pid_t pid, const struct procinfo *p
 	note_seen(d, pid, pi->start_time, tick);
 }
 
+/* The outcome r of a read of pid into *ret that began at tick: remembered
+ * when it succeeded and was of a thread group's leader (its_leader: the
+ * caller knows it is; otherwise the read's tgid says), forgotten
+ * otherwise. */
+static int remember_outcome(struct dry_sys *d, pid_t pid, const struct procinfo *ret, uint64_t tick, int r,
+			    bool its_leader)
+{
+	d->last.pid = 0;
+	if (r >= 0 && (its_leader || ret->tgid == pid))
+		remember_read(d, pid, ret, tick);
+	return r;
+}
+
 /* Forwarded, and remembered when it read a thread group's leader. */
 static int d_read(void *u, pid_t pid, struct procinfo *ret)
 {
 	struct dry_sys *d = dry_of(u);
 	uint64_t tick = boot_tick(d);
-	int r = REAL(d, read, pid, ret);
 
-	d->last.pid = 0;
-	if (r >= 0 && ret->tgid == pid)
-		remember_read(d, pid, ret, tick);
-	return r;
+	return remember_outcome(d, pid, ret, tick, REAL(d, read, pid, ret), false);
 }
 
 static int stat_of(struct dry_sys *d, pid_t pid, struct procinfo *ret);
@@ -145,12 +154,8 @@ static int d_read_stat(void *u, pid_t pid, struct procinfo *ret)
 {
 	struct dry_sys *d = dry_of(u);
 	uint64_t tick = boot_tick(d);
-	int r = stat_of(d, pid, ret);
 
-	d->last.pid = 0;
-	if (r >= 0)
-		remember_read(d, pid, ret, tick);
-	return r;
+	return remember_outcome(d, pid, ret, tick, stat_of(d, pid, ret), true);
 }
 
 static int d_read_exe(void *u, pid_t pid, char *buf, size_t size)
@@ -167,10 +172,7 @@ static int d_read_rest(void *u, pid_t pid, struct procinfo *ret)
 	uint64_t tick = boot_tick(d);
 	int r = d->real->read_rest ? REAL(d, read_rest, pid, ret) : REAL(d, read, pid, ret);
 
-	d->last.pid = 0;
-	if (r >= 0 && ret->tgid == pid)
-		remember_read(d, pid, ret, tick);
-	return r;
+	return remember_outcome(d, pid, ret, tick, r, false);
 }
 
 /* What stat would say of process pid, from the last read when that was
@@ -444,7 +446,8 @@ struct engine_sys *engine_sys_dry_new(const struct engine_sys *real)
 	d->real = real;
 	d->prune_at = PRUNE_MIN;
 	d->ops = (struct engine_sys){
-		.read = d_read, .read_stat = d_read_stat, .read_exe = d_read_exe, .read_rest = d_read_rest, .start_time = d_start_time, .for_each_pid = d_for_each_pid,
+		.read = d_read, .read_stat = d_read_stat, .read_exe = d_read_exe, .read_rest = d_read_rest,
+		.start_time = d_start_time, .for_each_pid = d_for_each_pid,
 		.for_each_thread = d_for_each_thread, .process_alive = d_process_alive,
 		.pidfd_open = d_pidfd_open, .pidfd_alive = d_pidfd_alive, .pidfd_close = d_pidfd_close,
 		.cookie_get = d_cookie_get, .cookie_create = d_cookie_create, .cookie_assign = d_cookie_assign,

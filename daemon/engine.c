@@ -532,8 +532,8 @@ static bool program_known(const struct task *p)
  * whole. */
 static bool fork_copies(const struct engine *e, const struct task *p, const struct procmon_event *ev)
 {
-	return e->sys->read_stat && e->sys->read_exe && e->sys->read_rest && p && !p->key && program_known(p) && !p->leader_gone &&
-	       p->cgroup && p->read_ns && p->read_end_ns <= ev->timestamp_ns &&
+	return e->sys->read_stat && e->sys->read_exe && e->sys->read_rest && p && !p->key && program_known(p) &&
+	       !p->leader_gone && p->cgroup && p->read_ns && p->read_end_ns <= ev->timestamp_ns &&
 	       ev->parent_pid == ev->parent_tgid && !e->cgroup_rules && containers_none();
 }
 

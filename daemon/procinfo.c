@@ -361,10 +361,9 @@ static int read_exe(int procfd, char state, char *buf, size_t size)
 {
 	char name[32];
 	struct dirent *de;
+	struct stat st;
 	DIR *d;
 	int fd, r = read_exe_at(procfd, "exe", buf, size);
-
-	struct stat st;
 
 	if (r < 0 || buf[0] || state != 'Z')
 		return r;
@@ -466,7 +465,10 @@ static void info_clear(struct procinfo *info)
 	info->state = '\0';
 }
 
-int procinfo_read(const char *proc_root, pid_t pid, struct procinfo *ret)
+/* read (read_all or read_rest) of proc_root/PID through one directory,
+ * which ties every file read to one process. */
+static int read_in_dir(const char *proc_root, pid_t pid, struct procinfo *ret,
+		       int (*read)(int dirfd, char *buf, size_t size, struct procinfo *info))
 {
 	char buf[CGROUP_READ_MAX];
 	int dirfd, r;
@@ -474,25 +476,22 @@ int procinfo_read(const char *proc_root, pid_t pid, struct procinfo *ret)
 	dirfd = open_pid_dir(proc_root, pid);
 	if (dirfd < 0)
 		return dirfd;
-	info_clear(ret);
-	r = read_all(dirfd, buf, sizeof(buf), ret);
+	r = read(dirfd, buf, sizeof(buf), ret);
 	close(dirfd);
 	return r < 0 ? r : 0;
 }
 
+int procinfo_read(const char *proc_root, pid_t pid, struct procinfo *ret)
+{
+	info_clear(ret);
+	return read_in_dir(proc_root, pid, ret, read_all);
+}
+
 int procinfo_read_rest(const char *proc_root, pid_t pid, struct procinfo *ret)
 {
-	char buf[CGROUP_READ_MAX];
-	int dirfd, r;
-
-	dirfd = open_pid_dir(proc_root, pid);
-	if (dirfd < 0)
-		return dirfd;
 	ret->exe[0] = ret->cgroup[0] = '\0';
 	ret->cgroup_cut = false;
-	r = read_rest(dirfd, buf, sizeof(buf), ret);
-	close(dirfd);
-	return r < 0 ? r : 0;
+	return read_in_dir(proc_root, pid, ret, read_rest);
 }
 
 /* The whole of proc_root/PID/rest, a file of one record, by its path: one

@@ -2024,6 +2024,21 @@ static void test_fork_copy_not_by_other_thread(void)
 	e = engine_free(e);
 }
 
+/* b forks a worker with CLONE_PARENT: the kernel names b's parent g as
+ * the worker's parent, in the process and in its fork event. */
+static struct fproc *clone_parent_of(struct fproc *b, struct fproc *g)
+{
+	struct fproc *c = fork_of(b);
+
+	if (!c)
+		return NULL;
+	c->ppid = g->pid;
+	CHECK(n_events > 0 && events[n_events - 1].kind == PROCMON_FORK);
+	if (n_events > 0)
+		events[n_events - 1].parent_pid = events[n_events - 1].parent_tgid = g->pid;
+	return c;
+}
+
 /* A keyless shell's child execs a member, which clones a worker with
  * CLONE_PARENT: the kernel names the shell as the worker's parent, but the
  * worker runs the member's program. Its name is not the shell's: it is
@@ -2043,12 +2058,9 @@ static void test_fork_copy_not_of_clone_parent(void)
 	exec_as(b, "/usr/bin/web");
 	deliver(n_events);
 	CHECK(has_group(b->pid, "web"));
-	c = fork_of(b);
+	c = clone_parent_of(b, sh);
 	if (!c)
 		return;
-	c->ppid = sh->pid; /* CLONE_PARENT */
-	CHECK(n_events > 0 && events[n_events - 1].kind == PROCMON_FORK);
-	events[n_events - 1].parent_pid = events[n_events - 1].parent_tgid = sh->pid;
 	deliver(n_events);
 	CHECK(has_group(c->pid, "web") && cookie_of(c) != 0 && cookie_of(c) == cookie_of(b));
 	e = engine_free(e);
@@ -2079,11 +2091,11 @@ static void test_fork_copy_not_after_failed_scan(void)
 	e = engine_free(e);
 }
 
-/* The same as test_fork_copy_not_of_clone_parent with a worker of the
- * shell's name: python3 forks a child that execs another python3 and
- * takes a tenant's uid, and clones a worker with CLONE_PARENT. Its exe is
- * not its parent's: it is read whole, with the tenant's uid. */
-static void test_fork_copy_not_of_clone_parent_same_name(void)
+/* The same with a worker of the shell's name: a python3 forks a child
+ * that takes a tenant's uid and either execs another python3 (same_name)
+ * or renames itself, and clones a worker with CLONE_PARENT. Its exe, or
+ * its name, is not its parent's: it is read whole, with the tenant's uid. */
+static void clone_parent_tenant(bool same_name)
 {
 	struct fproc *g, *b, *c;
 
@@ -2095,53 +2107,32 @@ static void test_fork_copy_not_of_clone_parent_same_name(void)
 	b = g ? fork_of(g) : NULL;
 	if (!b)
 		return;
-	exec_as(b, "/opt/app/python3");
+	if (same_name) {
+		exec_as(b, "/opt/app/python3");
+	} else {
+		snprintf(b->comm, sizeof(b->comm), "worker");
+		emit(PROCMON_COMM, b, b->pid, NULL);
+	}
 	b->uid = 1001;
 	emit(PROCMON_UID, b, b->pid, NULL);
 	deliver(n_events);
 	CHECK(has_group(b->pid, "tenants"));
-	c = fork_of(b);
+	c = clone_parent_of(b, g);
 	if (!c)
 		return;
-	c->ppid = g->pid; /* CLONE_PARENT */
-	CHECK(n_events > 0 && events[n_events - 1].kind == PROCMON_FORK);
-	events[n_events - 1].parent_pid = events[n_events - 1].parent_tgid = g->pid;
 	deliver(n_events);
 	CHECK(c->uid == 1001 && has_group(c->pid, "tenants") && cookie_of(c) != 0 && cookie_of(c) == cookie_of(b));
 	e = engine_free(e);
 }
 
-/* The same with a worker of the shell's program: a python3 forks a child
- * that renames itself and takes a tenant's uid, and clones a worker with
- * CLONE_PARENT. Its name is not its parent's: it is read whole, with the
- * tenant's uid. */
+static void test_fork_copy_not_of_clone_parent_same_name(void)
+{
+	clone_parent_tenant(true);
+}
+
 static void test_fork_copy_not_of_renamed_clone_parent(void)
 {
-	struct fproc *g, *b, *c;
-
-	e = scenario("[Daemon]\nUnmatchedExec=clear\n[Group tenants]\nMatchUser=1001\nPer=user\n");
-	if (!e)
-		return;
-	g = spawn("/usr/bin/python3", 1000);
-	deliver(n_events);
-	b = g ? fork_of(g) : NULL;
-	if (!b)
-		return;
-	snprintf(b->comm, sizeof(b->comm), "worker");
-	emit(PROCMON_COMM, b, b->pid, NULL);
-	b->uid = 1001;
-	emit(PROCMON_UID, b, b->pid, NULL);
-	deliver(n_events);
-	CHECK(has_group(b->pid, "tenants"));
-	c = fork_of(b);
-	if (!c)
-		return;
-	c->ppid = g->pid; /* CLONE_PARENT */
-	CHECK(n_events > 0 && events[n_events - 1].kind == PROCMON_FORK);
-	events[n_events - 1].parent_pid = events[n_events - 1].parent_tgid = g->pid;
-	deliver(n_events);
-	CHECK(c->uid == 1001 && has_group(c->pid, "tenants") && cookie_of(c) != 0 && cookie_of(c) == cookie_of(b));
-	e = engine_free(e);
+	clone_parent_tenant(false);
 }
 
 /* A clear, a uid change the daemon has not taken yet, a second clear: a

@@ -672,6 +672,11 @@ static void on_exit_(struct engine *e, const struct procmon_event *ev)
 
 	if (!t || (ev->pid != ev->tgid && !t->leader_gone))
 		return;
+	/* Older than a read that found the main thread running: an earlier
+	 * process's, under the pid (the kernel sends the event after the
+	 * thread is a zombie, which a read after it shows). */
+	if (!t->leader_gone && t->read_ns && ev->timestamp_ns && ev->timestamp_ns < t->read_ns)
+		return;
 	/* A thread that executes a program ends the old leader too: look
 	 * whether the process lives on (one read of its stat). */
 	if (SYS(e, process_alive, t->pid, t->start) == 1) {

@@ -353,40 +353,6 @@ static int read_exe_at(int dirfd, const char *name, char *buf, size_t size)
 	return 0;
 }
 
-/* The process's program. A main thread that has exited (pthread_exit)
- * while others run has no exe of its own to show: the program is read
- * through a thread that runs it, or a process that runs one would escape
- * every MatchExe= rule. */
-static int read_exe(int procfd, char state, char *buf, size_t size)
-{
-	char name[32];
-	struct dirent *de;
-	struct stat st;
-	DIR *d;
-	int fd, r = read_exe_at(procfd, "exe", buf, size);
-
-	if (r < 0 || buf[0] || state != 'Z')
-		return r;
-	/* A task directory's link count is 2 plus the threads: a zombie
-	 * whose every thread is gone has none to ask. */
-	if (fstatat(procfd, "task", &st, 0) < 0 || st.st_nlink <= 3)
-		return 0;
-	fd = openat(procfd, "task", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (fd < 0)
-		return 0;
-	d = fdopendir(fd);
-	if (!d) {
-		close(fd);
-		return 0;
-	}
-	while (!buf[0] && (de = readdir(d)))
-		if (name_pid(de->d_name) > 0 && snprintf(name, sizeof(name), "%s/exe", de->d_name) < (int)sizeof(name) &&
-		    read_exe_at(fd, name, buf, size) < 0)
-			buf[0] = '\0';
-	closedir(d);
-	return 0;
-}
-
 /* status grows with the supplementary groups (Groups:, up to 65536 of
  * them: some 8 KiB for 1200 groups) past any buffer of ours, but the
  * lines read of it (Tgid:, Uid:, Gid:) come before them. A status that
@@ -420,8 +386,8 @@ static int read_all(int dirfd, char *buf, size_t size, struct procinfo *info)
 	return read_rest(dirfd, buf, size, info);
 }
 
-/* What procinfo_read() reads past stat: status, cgroup, exe. */
-static int read_rest(int dirfd, char *buf, size_t size, struct procinfo *info)
+/* status, cgroup and exe of the task whose directory dirfd is. */
+static int read_rest_at(int dirfd, char *buf, size_t size, struct procinfo *info)
 {
 	int r, cut;
 
@@ -447,7 +413,60 @@ static int read_rest(int dirfd, char *buf, size_t size, struct procinfo *info)
 		info->cgroup[0] = '\0';
 	else if (r < 0)
 		return r;
-	return read_exe(dirfd, info->state, info->exe, sizeof(info->exe));
+	return read_exe_at(dirfd, "exe", info->exe, sizeof(info->exe));
+}
+
+/* read_rest_at of a thread of the process other than its main thread,
+ * which has exited (pthread_exit) while others run: 0 when one was read,
+ * with its program (a thread that is exiting too has none to show), or
+ * -1. What an exited thread's files show is what it had when it exited:
+ * its program is gone, and a uid or gid the other threads set since
+ * (setresuid is per thread in the kernel), or a cgroup they moved to (a
+ * move passes over exited threads), is not its own. The process would
+ * escape MatchExe=, MatchUser=, MatchGroup= and MatchCgroup= through it. */
+static int read_rest_live(int procfd, pid_t leader, char *buf, size_t size, struct procinfo *info)
+{
+	struct dirent *de;
+	struct stat st;
+	int fd, r = -1;
+	pid_t tid;
+	DIR *d;
+
+	/* A task directory's link count is 2 plus the threads: a zombie
+	 * whose every thread is gone has none to ask. */
+	if (fstatat(procfd, "task", &st, 0) < 0 || st.st_nlink <= 3)
+		return -1;
+	fd = openat(procfd, "task", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	d = fdopendir(fd);
+	if (!d) {
+		close(fd);
+		return -1;
+	}
+	while (r < 0 && (de = readdir(d))) {
+		int tfd;
+
+		tid = name_pid(de->d_name);
+		if (tid <= 0 || tid == leader)
+			continue;
+		tfd = openat(fd, de->d_name, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		if (tfd < 0)
+			continue;
+		if (read_rest_at(tfd, buf, size, info) == 0 && info->exe[0])
+			r = 0;
+		close(tfd);
+	}
+	closedir(d);
+	return r;
+}
+
+/* What procinfo_read() reads past stat: status, cgroup, exe. */
+static int read_rest(int dirfd, char *buf, size_t size, struct procinfo *info)
+{
+	if (info->state == 'Z' && read_rest_live(dirfd, info->pid, buf, size, info) == 0)
+		return 0;
+	return read_rest_at(dirfd, buf, size, info);
 }
 
 /* Every field empty, without touching the 8 KiB of the two path buffers

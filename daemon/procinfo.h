@@ -27,7 +27,9 @@ struct procinfo {
 
 /* Fill *ret from proc_root/PID/{stat,status,exe,cgroup}. -ESRCH when the
  * process is gone (ENOENT/ESRCH on any file), other negative errnos as met;
- * on failure *ret holds nothing to rely on. */
+ * on failure *ret holds nothing to rely on. Of a process whose main thread
+ * has exited while others run, status, cgroup and exe are a live thread's
+ * (the exited one's show what it had when it exited). */
 int procinfo_read(const char *proc_root, pid_t pid, struct procinfo *ret);
 /* "PROC_ROOT/PID" followed by rest into buf: its length, -EINVAL for a
  * pid <= 0, -ENAMETOOLONG when it does not fit size. */
@@ -44,7 +46,8 @@ int procinfo_read_stat(const char *proc_root, pid_t pid, struct procinfo *ret);
 int procinfo_read_rest(const char *proc_root, pid_t pid, struct procinfo *ret);
 /* Only the exe link, into buf[size] ("" where there is none to read, also
  * of a process gone, and of one whose main thread has exited, which
- * procinfo_read() reads through another thread); one system call. */
+ * procinfo_read() and procinfo_read_rest() read through another thread);
+ * one system call. */
 int procinfo_read_exe(const char *proc_root, pid_t pid, char *buf, size_t size);
 
 typedef int (*procinfo_pid_fn)(void *userdata, pid_t pid);

@@ -3,7 +3,7 @@
 . /tests/integration/lib.sh
 . /tests/integration/daemon-lib.sh
 
-for w in builder uworker tworker browser trusted gworker; do worker $w; done
+for w in builder uworker tworker browser trusted gworker leaver; do worker $w; done
 mkdir -p /sys/fs/cgroup/tenants/a /sys/fs/cgroup/tenants/b
 cat > "$CFG/coreschedd.conf" <<EOF2
 [Daemon]
@@ -25,6 +25,9 @@ Trusted=yes
 [Group staffers]
 MatchGroup=staff
 MatchExe=$BIN/gworker
+[Group leavers]
+MatchExe=$BIN/leaver
+MatchUser=1002
 EOF2
 in_cgroup() { # CGROUP CMD...: start CMD inside CGROUP
 	sh -c "echo \$\$ > /sys/fs/cgroup/$1/cgroup.procs && exec $2" &
@@ -147,6 +150,28 @@ r2=$(repairs)
 echo $ta1 > /sys/fs/cgroup/tenants/b/cgroup.procs
 settles $ta1 "$(cookie $tb1)"
 expect cgroup-move-followed "$(cookie $ta1)" "$(cookie $tb1)"
+
+# A process whose main thread has exited is judged by a thread that runs:
+# its program, its uid (set by that thread alone, which the exited main
+# thread's status does not show) and its cgroup (a move passes over the
+# exited thread). Cookies read from the live thread.
+live_thread() { tids "$1" | grep -vx "$1" | head -n 1; }
+left_uid() { grep -q "^Uid:[[:space:]]*$2[[:space:]]" /proc/$1/task/$(live_thread $1)/status 2>/dev/null; }
+bg $BIN/leaver 1 --leave 1002; lv=$!
+wait_for left_uid $lv 1002
+lvt=$(live_thread $lv)
+expect zombie-leader-premise "$(awk '{print $3}' /proc/$lv/stat) $(sed -n 's/^Uid:[[:space:]]*\([0-9]*\).*/\1/p' /proc/$lv/status)" "Z 0"
+wait_for tagged $lvt
+expect_set zombie-leader-uid-of-live-thread "$(cookie $lvt)"
+leader_exited() { [ "$(awk '{print $3}' /proc/$1/stat 2>/dev/null)" = Z ]; }
+bg $BIN/tworker 1 --leave 0; lc=$!
+wait_for leader_exited $lc
+lct=$(live_thread $lc)
+echo $lc > /sys/fs/cgroup/tenants/b/cgroup.procs
+settles $lct "$(cookie $tb1)"
+[ "$(grep ^0:: /proc/$lc/cgroup)" != 0::/tenants/b ] && pass zombie-leader-cgroup-premise ||
+	fail zombie-leader-cgroup-premise "the exited main thread's cgroup file names the new cgroup"
+expect zombie-leader-cgroup-of-live-thread "$(cookie $lct)" "$(cookie $tb1)"
 
 # A foreign cookie on an unmatched process is left alone.
 coresched new -d $unmatched

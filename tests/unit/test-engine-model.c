@@ -1915,6 +1915,42 @@ static void test_fork_copy_not_from_a_read_across_the_fork(void)
 	e = engine_free(e);
 }
 
+/* The exit of an earlier process under a pid, taken after the daemon read
+ * the process that has the pid now (a scan ran while the old events were
+ * still queued): that process's main thread did not exit, and its fork
+ * children are still copied from it. */
+static void test_old_exit_leaves_the_new_process_whole(void)
+{
+	struct fproc *p, *c;
+	const struct task *t;
+	struct procmon_event old;
+	unsigned long before;
+
+	e = scenario("[Group web]\nMatchExe=/usr/bin/web\n");
+	if (!e)
+		return;
+	p = spawn("/bin/sh", 1000);
+	deliver(n_events);
+	t = p ? engine_task(e, p->pid) : NULL;
+	CHECK(t && t->read_ns > 1 && !t->leader_gone);
+	if (!t)
+		goto out;
+	old = (struct procmon_event){ .kind = PROCMON_EXIT, .pid = p->pid, .tgid = p->pid, .timestamp_ns = t->read_ns - 1 };
+	engine_on_event(e, &old);
+	t = engine_task(e, p->pid);
+	CHECK(t && !t->leader_gone);
+	c = fork_of(p);
+	before = stat_reads;
+	reads_of_pid = c ? c->pid : 0;
+	reads_of = 0;
+	deliver(n_events);
+	CHECK(stat_reads == before + 1 && reads_of == 0); /* copied */
+	reads_of_pid = 0;
+	CHECK(c && engine_task(e, c->pid) && !engine_task(e, c->pid)->key);
+out:
+	e = engine_free(e);
+}
+
 /* A keyless shell's child exits before its fork event is taken, and its
  * pid goes to the child of a tenant's shell: the fork event's stat read
  * finds a child of another parent (same program and name), which is read
@@ -3356,6 +3392,7 @@ int main(void)
 	RUN(test_fork_copy_of_keyless_parent);
 	RUN(test_fork_copy_not_from_a_read_across_the_fork);
 	RUN(test_fork_copy_not_of_reused_pid);
+	RUN(test_old_exit_leaves_the_new_process_whole);
 	RUN(test_fork_copy_not_of_unread_exe);
 	RUN(test_fork_copy_not_after_failed_read);
 	RUN(test_fork_copy_not_by_other_thread);

@@ -13,6 +13,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
+#include <sys/syscall.h>
+#include <linux/magic.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -64,28 +68,154 @@ static int threads_of(pid_t pid)
 	return n;
 }
 
+/* The uid and gid the thread left running takes once its leader has
+ * exited, (uid_t)-1 for none. */
+static uid_t later_id = (uid_t)-1;
+
 static void *sleeper(void *arg)
 {
 	(void)arg;
+	if (later_id != (uid_t)-1) {
+		while (state_of(getpid()) != 'Z')
+			nap();
+		/* The raw calls change this thread's ids alone: glibc's
+		 * wrappers would signal every thread it knows of. */
+		if (syscall(SYS_setresgid, later_id, later_id, later_id) < 0 ||
+		    syscall(SYS_setresuid, later_id, later_id, later_id) < 0)
+			_exit(2);
+	}
 	for (;;)
 		pause();
 	return NULL;
 }
 
-/* A process whose leader thread exits and leaves one thread running. */
-static pid_t spawn_leaderless(void)
+/* A process whose leader thread exits and leaves one thread running,
+ * which then takes uid and gid id unless that is (uid_t)-1. */
+static pid_t spawn_leaderless_as(uid_t id)
 {
 	pid_t pid = fork();
 
 	if (pid == 0) {
 		pthread_t th;
 
+		later_id = id;
 		prctl(PR_SET_PDEATHSIG, SIGKILL);
 		if (pthread_create(&th, NULL, sleeper, NULL) != 0)
 			_exit(1);
 		pthread_exit(NULL);
 	}
 	return pid;
+}
+
+static pid_t spawn_leaderless(void)
+{
+	return spawn_leaderless_as((uid_t)-1);
+}
+
+/* The Uid: of /proc/PID/status, the leader's own, or -1. */
+static long leader_uid(pid_t pid)
+{
+	char path[64], line[256];
+	long uid = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", pid);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "Uid: %ld", &uid) == 1)
+			break;
+	fclose(f);
+	return uid;
+}
+
+/* The leader a zombie, the thread left running changes its uid and gid:
+ * the process is read with the thread's, not with what the leader had
+ * when it exited (the leader's status keeps that), or a process that
+ * changed user that way would escape MatchUser= and MatchGroup=. */
+static void zombie_leader_ids_are_the_live_threads(void)
+{
+	struct engine_sys *s;
+	static struct procinfo pi;
+	const uid_t nobody = 65534;
+	pid_t pid;
+	int i;
+
+	s = engine_sys_linux_new("/proc");
+	CHECK(s != NULL);
+	if (!s)
+		return;
+	pid = spawn_leaderless_as(nobody);
+	CHECK(pid > 0);
+	if (pid <= 0)
+		goto out;
+	for (i = 0; i < 300 && !(S(read, pid, &pi) == 0 && pi.uid == nobody); i++)
+		nap();
+	CHECK(state_of(pid) == 'Z' && threads_of(pid) == 2);
+	CHECK(leader_uid(pid) == 0); /* what the leader's own status says */
+	CHECK(S(read, pid, &pi) == 0 && pi.state == 'Z');
+	CHECK(pi.uid == nobody && pi.gid == nobody && pi.tgid == pid && pi.exe[0] != '\0');
+	kill(pid, SIGKILL);
+	CHECK(waitpid(pid, NULL, 0) == pid);
+out:
+	engine_sys_linux_free(s);
+}
+
+/* A cgroup v2 hierarchy this test may write, or NULL. */
+static const char *cgroup2_root(void)
+{
+	static const char *const roots[] = { "/sys/fs/cgroup", "/sys/fs/cgroup/unified" };
+	struct statfs sf;
+
+	for (size_t i = 0; i < sizeof(roots) / sizeof(roots[0]); i++)
+		if (statfs(roots[i], &sf) == 0 && sf.f_type == CGROUP2_SUPER_MAGIC && access(roots[i], W_OK) == 0)
+			return roots[i];
+	return NULL;
+}
+
+/* The leader a zombie, its process moved to another cgroup: the move
+ * passes over the exited leader, whose cgroup file keeps the old one; the
+ * process is read in the cgroup its live thread is in, or it would escape
+ * MatchCgroup= (and a container's registration) that way. */
+static void zombie_leader_cgroup_is_the_live_threads(void)
+{
+	struct engine_sys *s = engine_sys_linux_new("/proc");
+	static struct procinfo pi;
+	const char *root = cgroup2_root();
+	char dir[PATH_MAX], procs[PATH_MAX + 16], want[64];
+	FILE *f;
+	pid_t pid;
+	int i;
+
+	CHECK(s != NULL && root != NULL);
+	if (!s || !root)
+		goto out;
+	snprintf(dir, sizeof(dir), "%s/cs-test-zombie-%d", root, (int)getpid());
+	snprintf(want, sizeof(want), "/cs-test-zombie-%d", (int)getpid());
+	CHECK(mkdir(dir, 0755) == 0);
+	pid = spawn_leaderless();
+	CHECK(pid > 0);
+	if (pid <= 0)
+		goto rm;
+	for (i = 0; i < 300 && !(state_of(pid) == 'Z' && threads_of(pid) == 2); i++)
+		nap();
+	snprintf(procs, sizeof(procs), "%s/cgroup.procs", dir);
+	f = fopen(procs, "w");
+	CHECK(f != NULL);
+	if (f) {
+		fprintf(f, "%d\n", (int)pid);
+		CHECK(fclose(f) == 0);
+	}
+	CHECK(S(read, pid, &pi) == 0 && pi.state == 'Z');
+	CHECK_STREQ(pi.cgroup, want);
+	kill(pid, SIGKILL);
+	CHECK(waitpid(pid, NULL, 0) == pid);
+rm:
+	for (i = 0; i < 100 && rmdir(dir) < 0 && errno == EBUSY; i++)
+		nap();
+out:
+	engine_sys_linux_free(s);
 }
 
 /* The leader a zombie, another thread alive: the process lives, and runs
@@ -305,6 +435,14 @@ int main(int argc, char **argv)
 		exec_loop();
 	RUN(live_process);
 	RUN(zombie_leader_with_a_live_thread);
+	if (geteuid() == 0)
+		RUN(zombie_leader_ids_are_the_live_threads);
+	else
+		printf("SKIP: unit/zombie_leader_ids_are_the_live_threads: needs root to change a thread's ids\n");
+	if (cgroup2_root())
+		RUN(zombie_leader_cgroup_is_the_live_threads);
+	else
+		printf("SKIP: unit/zombie_leader_cgroup_is_the_live_threads: no cgroup v2 hierarchy this test may write\n");
 	RUN(thread_exec_keeps_process_alive);
 	RUN(thread_id_read);
 	RUN(boot_ticks_bracket_a_start);

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* cs-threads N [--leave ID]: a process with N extra threads that all sleep
  * until killed. Prints "ready" once every thread exists, so a test knows
- * when to look. With --leave, the main thread then exits (pthread_exit)
+ * when to look. With --leave, the main thread then exits (as pthread_exit)
  * and the first extra thread, once it has, sets its own uid and gid to ID
  * (the raw calls: one thread's ids, as the kernel keeps them per thread),
  * which the exited main thread's /proc/PID/status does not show. */
@@ -70,7 +70,7 @@ int main(int argc, char **argv)
 	printf("ready\n");
 	fflush(stdout);
 	if (leave_id >= 0)
-		pthread_exit(NULL);
+		syscall(SYS_exit, 0); /* this thread alone, with no unwinding (pthread_exit's libgcc_s) */
 	for (;;)
 		pause();
 }

@@ -75,18 +75,24 @@ static uid_t later_id = (uid_t)-1;
 static void *sleeper(void *arg)
 {
 	(void)arg;
-	if (later_id != (uid_t)-1) {
-		while (state_of(getpid()) != 'Z')
-			nap();
-		/* The raw calls change this thread's ids alone: glibc's
-		 * wrappers would signal every thread it knows of. */
-		if (syscall(SYS_setresgid, later_id, later_id, later_id) < 0 ||
-		    syscall(SYS_setresuid, later_id, later_id, later_id) < 0)
-			_exit(2);
-	}
 	for (;;)
 		pause();
 	return NULL;
+}
+
+/* sleeper, once it has taken uid and gid later_id after its leader
+ * exited. Apart from sleeper, which thread_id_read cancels: a cancelled
+ * thread's unwinding leaves its frames' redzones to the sanitizer. */
+static void *sleeper_with_later_ids(void *arg)
+{
+	while (state_of(getpid()) != 'Z')
+		nap();
+	/* The raw calls change this thread's ids alone: glibc's wrappers
+	 * would signal every thread it knows of. */
+	if (syscall(SYS_setresgid, later_id, later_id, later_id) < 0 ||
+	    syscall(SYS_setresuid, later_id, later_id, later_id) < 0)
+		_exit(2);
+	return sleeper(arg);
 }
 
 /* A process whose leader thread exits and leaves one thread running,
@@ -100,7 +106,7 @@ static pid_t spawn_leaderless_as(uid_t id)
 
 		later_id = id;
 		prctl(PR_SET_PDEATHSIG, SIGKILL);
-		if (pthread_create(&th, NULL, sleeper, NULL) != 0)
+		if (pthread_create(&th, NULL, id == (uid_t)-1 ? sleeper : sleeper_with_later_ids, NULL) != 0)
 			_exit(1);
 		pthread_exit(NULL);
 	}

@@ -525,7 +525,8 @@ static bool program_known(const struct task *p)
  * key, whose child running its program the rules judge as they judged p,
  * cookie aside (that is read anyway); only for a fork by p's main thread,
  * whose ids are the ones the table read (a thread can change its own);
- * not from a main thread gone (status shows its ids, not the threads').
+ * not from a main thread gone (the table's read of it is a live thread's,
+ * not necessarily the forking one's).
  * The child's program is read, and must be p's. What the child changes
  * itself has an event of its own to come. A cgroup changes with no event:
  * where a rule, a key or a container looks at cgroups, the child is read

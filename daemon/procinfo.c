@@ -391,6 +391,7 @@ static int read_rest_at(int dirfd, char *buf, size_t size, struct procinfo *info
 {
 	int r, cut;
 
+	info->cgroup_cut = false; /* not an earlier try's, through another thread */
 	cut = read_status(dirfd, buf, size);
 	if (cut < 0)
 		return cut;
@@ -428,21 +429,21 @@ static int read_rest_live(int procfd, pid_t leader, char *buf, size_t size, stru
 {
 	struct dirent *de;
 	struct stat st;
-	int fd, r = -1;
+	int fd, r = -ENOENT;
 	pid_t tid;
 	DIR *d;
 
 	/* A task directory's link count is 2 plus the threads: a zombie
 	 * whose every thread is gone has none to ask. */
 	if (fstatat(procfd, "task", &st, 0) < 0 || st.st_nlink <= 3)
-		return -1;
+		return -ENOENT;
 	fd = openat(procfd, "task", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0)
-		return -1;
+		return -ENOENT;
 	d = fdopendir(fd);
 	if (!d) {
 		close(fd);
-		return -1;
+		return -ENOENT;
 	}
 	while (r < 0 && (de = readdir(d))) {
 		int tfd;
@@ -453,8 +454,7 @@ static int read_rest_live(int procfd, pid_t leader, char *buf, size_t size, stru
 		tfd = openat(fd, de->d_name, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 		if (tfd < 0)
 			continue;
-		if (read_rest_at(tfd, buf, size, info) == 0 && info->exe[0])
-			r = 0;
+		r = read_rest_at(tfd, buf, size, info) == 0 && info->exe[0] ? 0 : -1;
 		close(tfd);
 	}
 	closedir(d);
@@ -464,9 +464,18 @@ static int read_rest_live(int procfd, pid_t leader, char *buf, size_t size, stru
 /* What procinfo_read() reads past stat: status, cgroup, exe. */
 static int read_rest(int dirfd, char *buf, size_t size, struct procinfo *info)
 {
+	int r;
+
 	if (info->state == 'Z' && read_rest_live(dirfd, info->pid, buf, size, info) == 0)
 		return 0;
-	return read_rest_at(dirfd, buf, size, info);
+	r = read_rest_at(dirfd, buf, size, info);
+	/* A main thread in the middle of its exit has dropped its program
+	 * (and left its cgroup) before its stat says Z: read a live thread
+	 * then too, or the leader's again if none gives a program. */
+	if (r == 0 && !info->exe[0] && !info->kernel_thread && info->state != 'Z' &&
+	    read_rest_live(dirfd, info->pid, buf, size, info) == -1)
+		r = read_rest_at(dirfd, buf, size, info);
+	return r;
 }
 
 /* Every field empty, without touching the 8 KiB of the two path buffers

@@ -418,9 +418,10 @@ static int read_rest_at(int dirfd, char *buf, size_t size, struct procinfo *info
 }
 
 /* read_rest_at of a thread of the process other than its main thread,
- * which has exited (pthread_exit) while others run: 0 when one was read,
- * with its program (a thread that is exiting too has none to show), or
- * -1. What an exited thread's files show is what it had when it exited:
+ * which has exited (pthread_exit) or is exiting while others run: 0 when
+ * one was read with its program (a thread that is exiting too has none to
+ * show), -1 when the threads tried showed none (*info then holds parts of
+ * their reads), -ENOENT when there was none to try (*info untouched). What an exited thread's files show is what it had when it exited:
  * its program is gone, and a uid or gid the other threads set since
  * (setresuid is per thread in the kernel), or a cgroup they moved to (a
  * move passes over exited threads), is not its own. The process would
@@ -461,18 +462,16 @@ static int read_rest_live(int procfd, pid_t leader, char *buf, size_t size, stru
 	return r;
 }
 
-/* What procinfo_read() reads past stat: status, cgroup, exe. */
+/* What procinfo_read() reads past stat: status, cgroup, exe. A process
+ * whose main thread shows no program, and is no kernel thread, has a main
+ * thread that has exited or is exiting (it drops its program and leaves
+ * its cgroup before its stat says Z): read a live thread then, or the
+ * main thread's files again if no thread tried gives a program. */
 static int read_rest(int dirfd, char *buf, size_t size, struct procinfo *info)
 {
-	int r;
+	int r = read_rest_at(dirfd, buf, size, info);
 
-	if (info->state == 'Z' && read_rest_live(dirfd, info->pid, buf, size, info) == 0)
-		return 0;
-	r = read_rest_at(dirfd, buf, size, info);
-	/* A main thread in the middle of its exit has dropped its program
-	 * (and left its cgroup) before its stat says Z: read a live thread
-	 * then too, or the leader's again if none gives a program. */
-	if (r == 0 && !info->exe[0] && !info->kernel_thread && info->state != 'Z' &&
+	if (r == 0 && !info->exe[0] && !info->kernel_thread &&
 	    read_rest_live(dirfd, info->pid, buf, size, info) == -1)
 		r = read_rest_at(dirfd, buf, size, info);
 	return r;

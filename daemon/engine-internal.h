@@ -145,6 +145,9 @@ int table_join(struct engine *e, struct task *t, const struct group *g, const ch
  * leaves is released there and then. */
 void table_set_key(struct engine *e, struct task *t, struct key *k);
 void table_drop(struct engine *e, struct task *t);
+/* table_drop() of a task whose process has ended: the kernel's stand-in
+ * (sys->forget) is told too. */
+void table_drop_ended(struct engine *e, struct task *t);
 /* The one way to change a task's origin: keys count their anchored
  * members (matched by a rule, or placed explicitly). */
 void table_set_origin(struct engine *e, struct task *t, enum origin o);

@@ -286,7 +286,7 @@ static void drop_unseen(struct engine *e)
 	for (size_t i = 0; i < n; i++)
 		if (((struct task *)v[i])->generation != e->generation) {
 			engine_ghost_note(e, v[i]); /* its children's forks may be queued */
-			table_drop(e, v[i]);
+			table_drop_ended(e, v[i]);
 		}
 	free(v);
 }

@@ -10,6 +10,7 @@
 
 #include <errno.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 #include "hashmap.h"
 
@@ -42,6 +43,7 @@ struct dry_sys {
 	sc_cookie last_cookie;   /* synthetic values: 1, 2, ... never reused */
 	unsigned holders;
 	size_t prune_at;         /* look for records of exited processes at this size */
+	uint64_t hz;             /* boot ticks a second */
 	struct {                 /* the last read of a process (its leader), whole or to set its cookie */
 		pid_t pid, ppid;
 		uint64_t start, at_ns;
@@ -191,16 +193,25 @@ static bool last_read_of(struct dry_sys *d, pid_t pid, struct procinfo *ret)
 
 /* ---- the records ---- */
 
+
+/* Records of processes that ended unseen by the engine (events lost) go
+ * when records grow. A record whose process was read alive within the
+ * last second is kept without a look: a start-up's scan, which records
+ * every process once, then reads none of them again here. What is kept
+ * that way and has ended since goes at a later prune, so records stay
+ * within the live processes and those recorded in the last second. */
 static void prune(struct dry_sys *d)
 {
 	size_t n = hashmap_size(d->records);
 	void **v = calloc(n + 1, sizeof(*v));
-	uint64_t start;
+	uint64_t start, now = boot_tick(d);
 
 	n = v ? hashmap_values(d->records, v, n) : 0;
 	for (size_t i = 0; i < n; i++) {
 		struct dry_record *rec = v[i];
 
+		if (now && rec->seen_tick && rec->seen_tick + d->hz > now)
+			continue;
 		if (REAL(d, start_time, rec->pid, &start) == 0 && start == rec->start)
 			continue;
 		hashmap_remove_u64(d->records, (uint64_t)rec->pid);
@@ -377,6 +388,21 @@ static int d_cookie_get(void *u, pid_t tid, sc_cookie *ret)
 	return r < 0 ? r : cookie_of_known(d, tgid, &pi, 0, ret);
 }
 
+/* The engine saw process pid end: what fork would copy from it no child
+ * asks for any more (its children name another parent). */
+static void d_forget(void *u, pid_t pid, uint64_t start)
+{
+	struct dry_sys *d = dry_of(u);
+	struct dry_record *rec = hashmap_get_u64(d->records, (uint64_t)pid);
+
+	if (d->last.pid == pid)
+		d->last.pid = 0;
+	if (rec && rec->start == start) {
+		hashmap_remove_u64(d->records, (uint64_t)pid);
+		free(rec);
+	}
+}
+
 static int d_cookie_create(void *u, pid_t pid)
 {
 	struct dry_sys *d = dry_of(u);
@@ -445,6 +471,7 @@ struct engine_sys *engine_sys_dry_new(const struct engine_sys *real)
 	}
 	d->real = real;
 	d->prune_at = PRUNE_MIN;
+	d->hz = sysconf(_SC_CLK_TCK) > 0 ? (uint64_t)sysconf(_SC_CLK_TCK) : 100;
 	d->ops = (struct engine_sys){
 		.read = d_read, .read_stat = d_read_stat, .read_exe = d_read_exe, .read_rest = d_read_rest,
 		.start_time = d_start_time, .for_each_pid = d_for_each_pid,
@@ -454,7 +481,7 @@ struct engine_sys *engine_sys_dry_new(const struct engine_sys *real)
 		.holder_new = d_holder_new, .holder_free = d_holder_free, .holder_cookie = d_holder_cookie,
 		.smt_active = d_smt_active, .sched_ext_enabled = d_sched_ext_enabled, .now_ns = d_now_ns,
 		.cpu_ns = d_cpu_ns, .touch = d_touch, .seen_until = d_seen_until, .thread_group = d_thread_group, .for_each_child = d_for_each_child,
-		.userdata = d,
+		.forget = d_forget, .userdata = d,
 	};
 	return &d->ops;
 }

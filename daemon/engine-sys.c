@@ -195,10 +195,14 @@ static sc_cookie l_holder_cookie(void *u, const struct holder *h)
 	return holder_cookie(h);
 }
 
-/* Time on a CPU in ns, over pid's threads (CONFIG_SCHED_INFO). */
+/* Time on a CPU in ns of process pid: its process CPU clock (live and
+ * exited threads, one system call); of a tree that is not the kernel's
+ * (tests), its live threads' schedstat. */
 static int l_cpu_ns(void *u, pid_t pid, uint64_t *ret)
 {
-	return procinfo_cpu_ns(root_of(u), pid, ret);
+	const char *root = root_of(u);
+
+	return strcmp(root, "/proc") == 0 ? procinfo_process_cpu_ns(pid, ret) : procinfo_cpu_ns(root, pid, ret);
 }
 
 static int read_flag(const char *path, const char *yes)

@@ -75,6 +75,11 @@ struct engine_sys {
 	 * start_time (clock ticks of CLOCK_BOOTTIME): the dry run dates what it
 	 * saw of a process with it. */
 	int (*boot_ticks)(void *u, uint64_t *ret);
+	/* Not a kernel call; may be NULL. The engine no longer tracks process
+	 * pid started at start, which it has seen end (its exit event, a
+	 * pidfd that polled exited, a scan that did not list it): a table
+	 * keeping records of processes (the dry run's) drops its own. */
+	void (*forget)(void *u, pid_t pid, uint64_t start);
 	void *userdata;
 };
 

@@ -339,6 +339,13 @@ void table_drop(struct engine *e, struct task *t)
 	free(t);
 }
 
+void table_drop_ended(struct engine *e, struct task *t)
+{
+	if (e->sys->forget)
+		SYS(e, forget, t->pid, t->start);
+	table_drop(e, t);
+}
+
 /* The one place a task is allocated, and so the place its failure is
  * injected in tests. */
 static int task_new(struct engine *e, pid_t pid, uint64_t start, struct task **ret)

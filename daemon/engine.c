@@ -502,7 +502,7 @@ static int handle_process(struct engine *e, pid_t pid, bool new_program, uint64_
 		(void)engine_evaluate(e, t, false);
 		if (!SYS(e, pidfd_alive, fd) && (t = engine_task(e, pid))) {
 			engine_ghost_note(e, t);
-			table_drop(e, t);
+			table_drop_ended(e, t);
 		}
 	}
 	SYS(e, pidfd_close, fd);
@@ -641,7 +641,7 @@ static int on_fork(struct engine *e, const struct procmon_event *ev)
 		t->scan_ppid = 0;
 	if (r >= 0 && !SYS(e, pidfd_alive, fd)) {
 		engine_ghost_note(e, t);
-		table_drop(e, t);
+		table_drop_ended(e, t);
 	}
 out:
 	SYS(e, pidfd_close, fd);
@@ -670,6 +670,7 @@ static void on_thread(struct engine *e, const struct procmon_event *ev)
 static void on_exit_(struct engine *e, const struct procmon_event *ev)
 {
 	struct task *t = engine_task(e, ev->tgid);
+	int alive;
 
 	if (!t || (ev->pid != ev->tgid && !t->leader_gone))
 		return;
@@ -680,14 +681,18 @@ static void on_exit_(struct engine *e, const struct procmon_event *ev)
 		return;
 	/* A thread that executes a program ends the old leader too: look
 	 * whether the process lives on (one read of its stat). */
-	if (SYS(e, process_alive, t->pid, t->start) == 1) {
+	alive = SYS(e, process_alive, t->pid, t->start);
+	if (alive == 1) {
 		t->leader_gone = true;
 		return;
 	}
 	e->c.exits++;
 	if (e->exit_hook && t->key)
 		e->exit_hook(e->exit_userdata, t);
-	table_drop(e, t);
+	if (alive == 0)
+		table_drop_ended(e, t);
+	else
+		table_drop(e, t); /* not known to have ended: its stand-in record stays */
 }
 
 void engine_set_exit_hook(struct engine *e, engine_exit_hook fn, void *userdata)

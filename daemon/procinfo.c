@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "sched_core.h" /* sc_fault */
@@ -761,6 +762,29 @@ int procinfo_cpu_ns(const char *proc_root, pid_t pid, uint64_t *ret)
 	if (w.n == 0)
 		return -ENOENT;
 	*ret = w.ns;
+	return 0;
+}
+
+/* The clock id clock_getcpuclockid(3) makes of a pid (the kernel's
+ * MAKE_PROCESS_CPUCLOCK with CPUCLOCK_SCHED), built here because glibc
+ * would first try it with a clock_getres: one system call where that
+ * takes two. */
+#define PROCESS_CPUCLOCK_SCHED(pid) ((clockid_t)((~(unsigned)(pid) << 3) | 2u))
+
+clockid_t procinfo_process_clock(pid_t pid)
+{
+	return PROCESS_CPUCLOCK_SCHED(pid);
+}
+
+int procinfo_process_cpu_ns(pid_t pid, uint64_t *ret)
+{
+	struct timespec ts;
+
+	if (pid <= 0)
+		return -ESRCH;
+	if (clock_gettime(procinfo_process_clock(pid), &ts) < 0)
+		return errno == EINVAL ? -ESRCH : -errno; /* no such process: the clock does not exist */
+	*ret = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 	return 0;
 }
 

@@ -88,6 +88,16 @@ int procinfo_for_each_child(const char *proc_root, pid_t pid, procinfo_pid_fn fn
  * when the leader is alone): -ESRCH when pid is gone, -ENOENT when no
  * thread's could be read (also when pid was reaped during the listing). */
 int procinfo_cpu_ns(const char *proc_root, pid_t pid, uint64_t *ret);
+/* Time on a CPU in ns of process pid as the kernel keeps it for the
+ * process: the sum_exec_runtime of its live threads and of those that
+ * have exited (its process CPU clock, clock_getcpuclockid(3); readable
+ * for any process, with no file and no CONFIG_SCHED_INFO). One system
+ * call; -ESRCH when there is no such process (or pid names a thread
+ * other than a main one). Of the caller's pid namespace: /proc's, not
+ * another tree's. */
+int procinfo_process_cpu_ns(pid_t pid, uint64_t *ret);
+/* The clock it reads (for tests: what clock_getcpuclockid(3) gives). */
+clockid_t procinfo_process_clock(pid_t pid);
 /* The threads of process pid (a zombie leader counts until its process is
  * reaped), from the link count of its task directory: the kernel makes it
  * 2 plus the threads when asked (proc_task_getattr), so one call counts

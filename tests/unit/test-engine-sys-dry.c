@@ -384,6 +384,43 @@ static void test_pid_reuse(void)
 	engine_sys_dry_free(s);
 }
 
+/* Records grown past the prune's mark are looked at only when their
+ * process was not read alive within the last second: a scan's records
+ * are kept with no read of /proc; older ones of ended processes go. */
+static void test_prune_spares_the_just_read(void)
+{
+	struct engine_sys *s;
+	struct procinfo pi;
+	unsigned before;
+
+	reset();
+	real_clocked = real;
+	real_clocked.boot_ticks = fk_boot_ticks;
+	s = engine_sys_dry_new(&real_clocked);
+	CHECK(s != NULL);
+	before = calls_lookup;
+	for (pid_t p = 1000; p < 1000 + 1100; p++) {
+		spawn(p, 10, "/bin/true");
+		clock_ticks--; /* all within one tick */
+		CHECK(D(read, p, &pi) == 0);
+		CHECK(get(s, p) == 0);
+		reap(p);
+	}
+	CHECK(calls_lookup == before);             /* no start time read again */
+	CHECK(engine_sys_dry_records(s) > 1024);   /* nothing dropped unseen */
+	clock_ticks += 200;                        /* two seconds on */
+	for (pid_t p = 3000; p < 3000 + 1000; p++) {
+		spawn(p, 10, "/bin/true");
+		clock_ticks--;
+		CHECK(D(read, p, &pi) == 0);
+		CHECK(get(s, p) == 0);
+		reap(p);
+	}
+	CHECK(calls_lookup >= before + 1100);      /* the old ones were looked at */
+	CHECK(engine_sys_dry_records(s) <= 1000 + 2); /* the ended ones went (their parent and init stay) */
+	engine_sys_dry_free(s);
+}
+
 /* A cookie asked for right after the process was read takes its start
  * time and parent from that read (no lookup); a while later, or of
  * another pid, it looks again, and a new process under the pid is not
@@ -697,6 +734,24 @@ static void test_engine_decides(void)
 	CHECK(helper && helper->key && web && helper->key == web->key);
 	CHECK(helper && helper->origin == ORIGIN_STICKY);
 	CHECK(get(s, 21) == get(s, 20) && get(s, 21) != 0);
+	/* The helper ends: its record goes with its task. */
+	{
+		size_t before = engine_sys_dry_records(s);
+
+		reap(21);
+		ev = (struct procmon_event){ .kind = PROCMON_EXIT, .pid = 21, .tgid = 21, .timestamp_ns = ++fake_ns };
+		engine_on_event(e, &ev);
+		CHECK(!engine_task(e, 21));
+		CHECK(before > 0 && engine_sys_dry_records(s) == before - 1);
+		/* Another process's end under that pid does not touch it. */
+		spawn(21, 10, "/usr/bin/other");
+		CHECK(get(s, 21) == 0);
+		before = engine_sys_dry_records(s);
+		s->forget(s->userdata, 21, 1);
+		CHECK(engine_sys_dry_records(s) == before);
+		s->forget(s->userdata, 21, proc_of(21)->start);
+		CHECK(engine_sys_dry_records(s) == before - 1);
+	}
 	CHECK(engine_counters(e)->errors == 0);
 	CHECK(calls_cookie == 0);
 	engine_free(e);
@@ -710,6 +765,7 @@ int main(void)
 	RUN(test_children_keep_fork_cookie);
 	RUN(test_pid_reuse);
 	RUN(test_last_read);
+	RUN(test_prune_spares_the_just_read);
 	RUN(test_parent_seen);
 	RUN(test_shortcuts_agree);
 	RUN(test_engine_decides);

@@ -896,6 +896,69 @@ static void live_cpu_ns(void)
 	CHECK(procinfo_cpu_ns("/proc", 999999999, &ns) < 0);
 }
 
+static void *spin_and_end(void *arg)
+{
+	(void)arg;
+	spin_ms(60);
+	return NULL;
+}
+
+/* The process CPU clock: clock_getcpuclockid(3)'s clock; another
+ * process's time, read with no file; a thread that has exited still
+ * counts (the schedstat sum over live threads loses it); a pid that names
+ * no process, or a thread other than the main one, is -ESRCH. */
+static void process_cpu_clock(void)
+{
+	uint64_t ns = 0, live = 0;
+	clockid_t c;
+	pthread_t th;
+	pid_t child;
+	int go[2], done[2];
+	char b;
+
+	CHECK(clock_getcpuclockid(getpid(), &c) == 0);
+	CHECK(procinfo_process_clock(getpid()) == c);
+	CHECK(pthread_create(&th, NULL, spin_and_end, NULL) == 0);
+	CHECK(pthread_join(th, NULL) == 0);
+	CHECK(procinfo_process_cpu_ns(getpid(), &ns) == 0);
+	CHECK(procinfo_cpu_ns("/proc", getpid(), &live) == 0);
+	CHECK(ns >= live + 50000000); /* the exited thread's 60 ms */
+	CHECK(pipe(go) == 0 && pipe(done) == 0);
+	child = fork();
+	if (child == 0) {
+		close(go[1]); /* its read ends when the parent closes its end */
+		spin_ms(30);
+		(void)!write(done[1], "x", 1);
+		(void)!read(go[0], &b, 1);
+		_exit(0);
+	}
+	CHECK(child > 0);
+	CHECK(read(done[0], &b, 1) == 1);
+	CHECK(procinfo_process_cpu_ns(child, &ns) == 0);
+	CHECK(ns >= 25000000 && ns < 10000000000ull);
+	close(go[1]);
+	CHECK(waitpid(child, NULL, 0) == child);
+	CHECK(procinfo_process_cpu_ns(child, &ns) == -ESRCH); /* reaped */
+	close(go[0]);
+	close(done[0]);
+	close(done[1]);
+	{
+		struct spinner w = { 0 };
+		int fds[2];
+
+		CHECK(pipe(fds) == 0);
+		w.release = fds[0];
+		CHECK(pthread_create(&th, NULL, spin_and_wait, &w) == 0);
+		while (!w.tid)
+			usleep(1000);
+		CHECK(procinfo_process_cpu_ns(w.tid, &ns) == -ESRCH); /* a thread, not a process */
+		close(fds[1]);
+		pthread_join(th, NULL);
+		close(fds[0]);
+	}
+	CHECK(procinfo_process_cpu_ns(0, &ns) == -ESRCH);
+}
+
 /* A process with a child of its own, both parked; the child's pid is
  * written to *ret_child once it is listed. */
 static pid_t spawn_parent_of_one(pid_t *ret_child)
@@ -1048,6 +1111,7 @@ int main(void)
 	RUN(live_children_of_reaped);
 	RUN(live_children_of_other_thread);
 	RUN(live_cpu_ns);
+	RUN(process_cpu_clock);
 	if (geteuid() == 0)
 		RUN(read_live_many_groups);
 	else

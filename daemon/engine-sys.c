@@ -126,6 +126,12 @@ static int l_process_alive(void *u, pid_t tgid, uint64_t start)
 	/* Not the placement's pidfd: no fault injected here (see sc_fault). */
 	if (((struct linux_sys *)u)->host && (fd = (int)syscall(SYS_pidfd_open, tgid, 0)) < 0 && errno == ESRCH)
 		return 0;
+	/* Every thread of what holds the pid has exited: this process, or
+	 * one that took its pid after it ended. No stat need say which. */
+	if (fd >= 0 && procinfo_pidfd_exited(fd)) {
+		close(fd);
+		return 0;
+	}
 	r = leader_state(u, tgid, start);
 	if (r == 'Z' || r == 'X')
 		r = fd >= 0 ? !procinfo_pidfd_exited(fd) : lone_leader_alive(u, tgid, start);

@@ -457,20 +457,23 @@ int engine_examine(struct engine *e, pid_t pid, struct procinfo *pi, struct task
 	return table_upsert(e, pi, read_ns, ret, ret_changed);
 }
 
-/* Read pid afresh and run it through policy. Everything happens with a
- * pidfd open: if the process is still alive afterwards, the pid named it
+/* Read pid afresh and run it through policy. A read happens with a pidfd
+ * open: if the process is still alive afterwards, the pid named it
  * throughout (a live process cannot be replaced). A process whose last
  * read began after the event already shows what the event reports (the
  * kernel changes a process before it reports the change): it is not read
  * again, and what changed after that read has events of its own to come.
- * Returns what kept pid from being examined; engine_evaluate() reports its
- * own failures. */
+ * Without a read there is no pidfd either: one opened now would name
+ * whatever holds the pid now and prove nothing of the table's process (its
+ * exit, and any new process's fork, are events still to come). Returns
+ * what kept pid from being examined; engine_evaluate() reports its own
+ * failures. */
 static int handle_process(struct engine *e, pid_t pid, bool new_program, uint64_t event_ns)
 {
 	struct procinfo pi;
 	struct task *t = engine_task(e, pid);
 	bool changed;
-	int fd, r = 0;
+	int fd = -1, r = 0;
 
 	if (pid == e->self)
 		return 0;
@@ -480,11 +483,12 @@ static int handle_process(struct engine *e, pid_t pid, bool new_program, uint64_
 	 * events were lost since: its fork's may be among them). */
 	if (t && t->scan_ppid && !t->scan_unsure && event_ns && event_ns < t->read_ns)
 		return 0;
-	fd = SYS(e, pidfd_open, pid);
-	if (fd < 0)
-		return fd;
-	if (!t || t->stale || !event_ns || t->read_ns <= event_ns)
+	if (!t || t->stale || !event_ns || t->read_ns <= event_ns) {
+		fd = SYS(e, pidfd_open, pid);
+		if (fd < 0)
+			return fd;
 		r = engine_examine(e, pid, &pi, &t, &changed);
+	}
 	if (r >= 0) {
 		/* New to the table: its fork event is still to come, so the
 		 * event was an earlier process's under a reused pid (or the fork
@@ -500,12 +504,13 @@ static int handle_process(struct engine *e, pid_t pid, bool new_program, uint64_
 			exposure_forget(t);
 		}
 		(void)engine_evaluate(e, t, false);
-		if (!SYS(e, pidfd_alive, fd) && (t = engine_task(e, pid))) {
+		if (fd >= 0 && !SYS(e, pidfd_alive, fd) && (t = engine_task(e, pid))) {
 			engine_ghost_note(e, t);
 			table_drop_ended(e, t);
 		}
 	}
-	SYS(e, pidfd_close, fd);
+	if (fd >= 0)
+		SYS(e, pidfd_close, fd);
 	return r < 0 && r != -ECHILD ? r : 0;
 }
 

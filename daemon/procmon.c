@@ -7,6 +7,7 @@
  * hands out first. If that queue overflows, the next procmon_receive()
  * reports -ENOBUFS, exactly as a kernel-side loss would be reported. The
  * queue is process-wide: one event loop owns one proc connector socket. */
+#define _GNU_SOURCE /* recvmmsg */
 #include "procmon.h"
 
 #include <errno.h>
@@ -424,34 +425,51 @@ static int deliver_held(int fd, struct recv_ctx *ctx)
 	return 0;
 }
 
-/* One datagram: 1 when one was handled, 0 when none was queued, or -errno. */
-static int receive_one(int fd, struct recv_ctx *ctx)
-{
-	_Alignas(struct nlmsghdr) unsigned char buf[RECV_BUF_SIZE];
-	struct sockaddr_nl from;
-	socklen_t fromlen = sizeof(from);
-	ssize_t n;
-	int r;
+/* Datagrams taken per recvmmsg(): one system call where there was one per
+ * event. A proc connector datagram is under 100 bytes; one larger than
+ * RECV_DGRAM_SIZE is reported as -EMSGSIZE (undecodable: a rescan). */
+#define RECV_BATCH 16
+#define RECV_DGRAM_SIZE 1024
 
+/* Up to want (1..RECV_BATCH) datagrams: how many were taken, 0 when none
+ * was queued, or -errno. Fewer than want: the queue was found empty, or an
+ * error stopped the batch after its first datagram, which recvmmsg() keeps
+ * on the socket for the next call (the socket polls readable for it). */
+static int receive_batch(int fd, struct recv_ctx *ctx, unsigned want)
+{
+	_Alignas(struct nlmsghdr) unsigned char buf[RECV_BATCH][RECV_DGRAM_SIZE];
+	struct sockaddr_nl from[RECV_BATCH];
+	struct iovec iov[RECV_BATCH];
+	struct mmsghdr msg[RECV_BATCH];
+	int n, r;
+
+	for (unsigned i = 0; i < want; i++) {
+		iov[i] = (struct iovec){ .iov_base = buf[i], .iov_len = sizeof(buf[i]) };
+		msg[i] = (struct mmsghdr){ .msg_hdr = { .msg_name = &from[i], .msg_namelen = sizeof(from[i]),
+							 .msg_iov = &iov[i], .msg_iovlen = 1 } };
+	}
 	do {
 		r = sc_fault("recv");
 		if (r < 0) {
 			errno = -r;
 			n = -1;
 		} else
-			n = recvfrom(fd, buf, sizeof(buf), MSG_DONTWAIT | MSG_TRUNC,
-				     (struct sockaddr *)&from, &fromlen);
+			n = recvmmsg(fd, msg, want, MSG_DONTWAIT | MSG_TRUNC, NULL);
 	} while (n < 0 && errno == EINTR);
 	if (n < 0)
 		return errno == EAGAIN || errno == EWOULDBLOCK ? 0 : -errno;
-	if (fromlen < sizeof(from) || from.nl_pid != 0)
-		return 1; /* not from the kernel: dropped */
-	if ((size_t)n > sizeof(buf))
-		return -EMSGSIZE;
 	if (held.fd != fd)
 		hold_reset(fd);
-	r = decode_datagram(buf, (size_t)n, deliver_or_hold, ctx);
-	return r < 0 ? r : 1;
+	for (int i = 0; i < n; i++) {
+		if (msg[i].msg_hdr.msg_namelen < sizeof(from[i]) || from[i].nl_pid != 0)
+			continue; /* not from the kernel: dropped */
+		if (msg[i].msg_len > sizeof(buf[i]))
+			return -EMSGSIZE;
+		r = decode_datagram(buf[i], msg[i].msg_len, deliver_or_hold, ctx);
+		if (r < 0)
+			return r;
+	}
+	return n;
 }
 
 /* The kernel marks a netlink socket congested when it drops a datagram for
@@ -500,10 +518,14 @@ int procmon_receive(int fd, size_t max_events, procmon_fn fn, void *userdata)
 	if (r < 0)
 		return r;
 	while (ctx.count < ctx.max) {
-		r = receive_one(fd, &ctx);
+		/* A datagram holds one event or more; what is over the limit
+		 * is held for the next call. */
+		unsigned want = ctx.max - ctx.count < RECV_BATCH ? (unsigned)(ctx.max - ctx.count) : RECV_BATCH;
+
+		r = receive_batch(fd, &ctx, want);
 		if (r < 0)
 			return r;
-		if (r == 0)
+		if ((unsigned)r < want)
 			break;
 	}
 	return (int)ctx.count;

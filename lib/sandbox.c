@@ -153,7 +153,7 @@ static const char *const allowed_syscalls[] = {
 	/* sockets (socket itself is filtered by family below) */
 	"bind", "listen", "accept", "accept4", "connect", "getsockname",
 	"getpeername", "getsockopt", "setsockopt", "sendto", "sendmsg",
-	"recvfrom", "recvmsg", "shutdown",
+	"recvfrom", "recvmsg", "recvmmsg", "shutdown",
 	/* event loop */
 	"epoll_create1", "epoll_ctl", "epoll_wait", "epoll_pwait",
 	"epoll_pwait2", "timerfd_create", "timerfd_settime", "timerfd_gettime",

@@ -568,6 +568,85 @@ static void drain_counts_exactly(void)
 	close(sv[1]);
 }
 
+#define BATCH_CHILDREN 50
+
+struct batch_events {
+	pid_t child[BATCH_CHILDREN];
+	int forks[BATCH_CHILDREN], exits[BATCH_CHILDREN];
+	bool exit_before_fork;
+	size_t events;
+};
+
+static void on_batch_event(void *userdata, const struct procmon_event *ev)
+{
+	struct batch_events *b = userdata;
+
+	b->events++;
+	for (int i = 0; i < BATCH_CHILDREN; i++) {
+		if (ev->pid != b->child[i])
+			continue;
+		if (ev->kind == PROCMON_FORK)
+			b->forks[i]++;
+		else if (ev->kind == PROCMON_EXIT) {
+			b->exit_before_fork |= b->forks[i] == 0;
+			b->exits[i]++;
+		}
+	}
+}
+
+/* Many datagrams queued (more than one receive call takes from the
+ * kernel): a call hands out no more than its limit, the rest come with
+ * the next calls, each event once and in order, and an empty queue gives
+ * 0. */
+static void procmon_live_batches(int fd)
+{
+	struct batch_events b = { 0 };
+	struct pollfd pfd = { .fd = fd, .events = POLLIN };
+	int64_t deadline;
+	int r, calls = 0;
+
+	while (procmon_receive(fd, 1000, on_batch_event, &b) > 0) /* what came before */
+		;
+	for (int i = 0; i < BATCH_CHILDREN; i++) {
+		pid_t pid = fork();
+
+		if (pid == 0)
+			_exit(0);
+		CHECK(pid > 0);
+		b.child[i] = pid;
+		if (pid > 0)
+			(void)waitpid(pid, NULL, 0);
+	}
+	b.events = 0;
+	r = procmon_receive(fd, 7, on_batch_event, &b);
+	CHECK(r == 7);
+	CHECK(b.events == 7);
+	deadline = now_ms() + 2000;
+	while (now_ms() < deadline) {
+		bool all = true;
+
+		r = procmon_receive(fd, 1000, on_batch_event, &b);
+		CHECK(r >= 0);
+		if (r < 0)
+			break;
+		calls++;
+		for (int i = 0; i < BATCH_CHILDREN; i++)
+			all &= b.exits[i] > 0;
+		if (all && !procmon_pending(fd))
+			break;
+		if (r == 0)
+			poll(&pfd, 1, 100);
+	}
+	for (int i = 0; i < BATCH_CHILDREN; i++) {
+		CHECK(b.forks[i] == 1);
+		CHECK(b.exits[i] == 1);
+	}
+	CHECK(!b.exit_before_fork);
+	CHECK(b.events >= 2 * BATCH_CHILDREN);
+	CHECK(procmon_receive(fd, 1000, on_batch_event, &b) == 0 || poll(&pfd, 1, 0) == 1);
+	(void)calls;
+}
+
 static void run_live(void)
 {
 	int fd = procmon_open(256 * 1024);
@@ -585,8 +664,12 @@ static void run_live(void)
 		return;
 	}
 	procmon_live(fd);
-	close(fd);
 	printf("%s: unit/procmon_live\n", unit_case_failed ? "FAIL" : "PASS");
+	unit_total_failed += unit_case_failed;
+	unit_case_failed = 0;
+	procmon_live_batches(fd);
+	close(fd);
+	printf("%s: unit/procmon_live_batches\n", unit_case_failed ? "FAIL" : "PASS");
 	unit_total_failed += unit_case_failed;
 
 	unit_case_failed = 0;

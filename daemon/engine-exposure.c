@@ -3,8 +3,9 @@
  * the daemon gave it that cookie. Rules act on the exec event, after the
  * program started; a fork child the kernel gave 0 runs so until the
  * daemon corrects it. Counted once per process and exec, per group, with
- * the time read from the kernel (the threads' sum_exec_runtime) as the
- * cookie is applied; counters never go down while the group exists. */
+ * the time read from the kernel as the cookie is applied (the process CPU
+ * clock: the CPU time of all its threads since it started, exited threads
+ * included); counters never go down while the group exists. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -44,10 +45,10 @@ void exposure_count(struct engine *e, struct task *t, const struct key *k, bool 
 	uint64_t ns;
 
 	exposure_settle(t, k);
-	/* Read once the cookie is on: one file per thread, which would
-	 * otherwise lengthen the very window it measures. */
+	/* Read once the cookie is on: a read before it would lengthen the
+	 * very window it measures. */
 	if (!due || !k || !e->sys->cpu_ns || SYS(e, cpu_ns, t->pid, &ns) < 0)
-		return; /* gone, or no schedstat: nothing known to add */
+		return; /* gone, or no clock to read: nothing known to add */
 	if (!e->exposure && !(e->exposure = hashmap_new(true)))
 		return;
 	x = hashmap_get_str(e->exposure, k->group);

@@ -127,15 +127,18 @@ static int l_process_alive(void *u, pid_t tgid, uint64_t start)
 	if (((struct linux_sys *)u)->host && (fd = (int)syscall(SYS_pidfd_open, tgid, 0)) < 0 && errno == ESRCH)
 		return 0;
 	/* Every thread of what holds the pid has exited: this process, or
-	 * one that took its pid after it ended. No stat need say which. */
-	if (fd >= 0 && procinfo_pidfd_exited(fd)) {
+	 * one that took its pid after it ended. No stat need say which. (A
+	 * poll that failed says nothing: stat is read.) */
+	if (fd >= 0 && procinfo_pidfd_poll(fd) == 1) {
 		close(fd);
 		return 0;
 	}
 	r = leader_state(u, tgid, start);
-	if (r == 'Z' || r == 'X')
-		r = fd >= 0 ? !procinfo_pidfd_exited(fd) : lone_leader_alive(u, tgid, start);
-	else if (r > 0)
+	if (r == 'Z' || r == 'X') {
+		int polled = fd >= 0 ? procinfo_pidfd_poll(fd) : -EBADF;
+
+		r = polled >= 0 ? polled == 0 : lone_leader_alive(u, tgid, start);
+	} else if (r > 0)
 		r = 1;
 	if (fd >= 0)
 		close(fd);
@@ -153,10 +156,13 @@ static int l_pidfd_open(void *u, pid_t pid)
 	return r < 0 ? -errno : r;
 }
 
+/* A poll that failed counts as alive: the table keeps the process, and its
+ * exit event (or a scan) drops it, where dropping a live one would leave
+ * its next events to find it unknown. */
 static bool l_pidfd_alive(void *u, int fd)
 {
 	(void)u;
-	return !procinfo_pidfd_exited(fd);
+	return procinfo_pidfd_poll(fd) != 1;
 }
 
 static void l_pidfd_close(void *u, int fd)

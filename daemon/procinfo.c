@@ -795,9 +795,20 @@ uint64_t procinfo_ticks_of_ns(uint64_t ns, uint64_t hz)
 	return ns / sec * hz + ns % sec * hz / sec;
 }
 
-bool procinfo_pidfd_exited(int pidfd)
+int procinfo_pidfd_poll(int pidfd)
 {
 	struct pollfd p = { .fd = pidfd, .events = POLLIN };
+	int r;
 
-	return poll(&p, 1, 0) != 0;
+	do
+		r = poll(&p, 1, 0);
+	while (r < 0 && errno == EINTR);
+	if (r < 0)
+		return -errno;
+	return r > 0;
+}
+
+bool procinfo_pidfd_exited(int pidfd)
+{
+	return procinfo_pidfd_poll(pidfd) != 0;
 }

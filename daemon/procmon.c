@@ -434,7 +434,11 @@ static int deliver_held(int fd, struct recv_ctx *ctx)
 /* Up to want (1..RECV_BATCH) datagrams: how many were taken, 0 when none
  * was queued, or -errno. Fewer than want: the queue was found empty, or an
  * error stopped the batch after its first datagram, which recvmmsg() keeps
- * on the socket for the next call (the socket polls readable for it). */
+ * on the socket for the next call (the socket polls readable for it, so a
+ * loss, ENOBUFS, is reported one pass of the event loop later). A datagram
+ * that cannot be decoded, or is too long, ends the batch with its error;
+ * the datagrams taken after it are lost with it, which the caller treats
+ * as any loss: it drains the socket and rescans. */
 static int receive_batch(int fd, struct recv_ctx *ctx, unsigned want)
 {
 	_Alignas(struct nlmsghdr) unsigned char buf[RECV_BATCH][RECV_DGRAM_SIZE];

@@ -9,6 +9,7 @@
 #include <pthread.h>
 #include <signal.h>
 #include <sys/wait.h>
+#include <sys/syscall.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <stdbool.h>
@@ -959,6 +960,38 @@ static void process_cpu_clock(void)
 	CHECK(procinfo_process_cpu_ns(0, &ns) == -ESRCH);
 }
 
+/* A pidfd polls 0 while its process lives, 1 once it has exited (before
+ * and after the reap); a poll that fails is an error, not an exit, where
+ * procinfo_pidfd_exited() counts it as one. */
+static void pidfd_poll_states(void)
+{
+	int go[2], fd;
+	pid_t child;
+	char b;
+
+	CHECK(pipe(go) == 0);
+	child = fork();
+	if (child == 0) {
+		close(go[1]);
+		(void)!read(go[0], &b, 1);
+		_exit(0);
+	}
+	CHECK(child > 0);
+	close(go[0]);
+	fd = (int)syscall(SYS_pidfd_open, child, 0);
+	CHECK(fd >= 0);
+	CHECK(procinfo_pidfd_poll(fd) == 0);
+	CHECK(!procinfo_pidfd_exited(fd));
+	close(go[1]);
+	CHECK(waitid(P_PID, (id_t)child, NULL, WEXITED | WNOWAIT) == 0); /* exited, not reaped */
+	CHECK(procinfo_pidfd_poll(fd) == 1);
+	CHECK(waitpid(child, NULL, 0) == child);
+	CHECK(procinfo_pidfd_poll(fd) == 1);
+	CHECK(procinfo_pidfd_exited(fd));
+	close(fd);
+	CHECK(procinfo_pidfd_poll(-1) == 0); /* poll ignores a negative fd */
+}
+
 /* A process with a child of its own, both parked; the child's pid is
  * written to *ret_child once it is listed. */
 static pid_t spawn_parent_of_one(pid_t *ret_child)
@@ -1112,6 +1145,7 @@ int main(void)
 	RUN(live_children_of_other_thread);
 	RUN(live_cpu_ns);
 	RUN(process_cpu_clock);
+	RUN(pidfd_poll_states);
 	if (geteuid() == 0)
 		RUN(read_live_many_groups);
 	else

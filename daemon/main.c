@@ -2,6 +2,7 @@
 /* coreschedd: set-up calls in order, then the event loop. */
 #include <errno.h>
 #include <getopt.h>
+#include <inttypes.h>
 #include <linux/capability.h>
 #include <signal.h>
 #include <stdio.h>
@@ -24,6 +25,7 @@
 #include "procmon.h"
 #include "sandbox.h"
 #include "sched_core.h"
+#include "slice.h"
 #include "stats.h"
 
 #define EXIT_NO_SCHED_CORE 3
@@ -319,6 +321,23 @@ static int setup_loop(struct daemon *d)
 	return 0;
 }
 
+/* The event loop's short slice (slice.h), read back from the kernel: the
+ * threads made from here on inherit it. */
+static void request_slice(void)
+{
+	uint64_t ns;
+	int r = slice_request(SLICE_DAEMON_NS, &ns);
+
+	if (r < 0)
+		log_errno(LOG_INFO, r, "Keeping the kernel's time slice: asking for %u us failed: %m",
+			  SLICE_DAEMON_NS / 1000);
+	else if (ns != SLICE_DAEMON_NS)
+		log_info("Keeping the kernel's time slice: it does not take one of %u us (Linux 6.12 and later do)",
+			 SLICE_DAEMON_NS / 1000);
+	else
+		log_debug("Time slice: %" PRIu64 " us", ns / 1000);
+}
+
 int main(int argc, char **argv)
 {
 	struct daemon d = { .procmon_fd = -1 };
@@ -373,6 +392,7 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	drop_net_admin();
+	request_slice();
 	/* The holders are the daemon's first threads: after the drops. A dry
 	 * run has none. */
 	r = d.dry_run ? 0 : cookie_init();

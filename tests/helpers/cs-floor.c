@@ -13,7 +13,9 @@
  * does (SO_RCVBUFFORCE); without it the buffer is net.core.rmem_default.
  * Each match's untagged window, from the event's kernel time to the end of
  * its SHARE_TO (or of the match, in a dry run), goes into the daemon's own
- * histogram (window.h); printed on SIGTERM as a second line. */
+ * histogram (window.h); printed on SIGTERM as a second line.
+ * It asks the kernel for the daemon's time slice (slice.h), as coreschedd
+ * does, so that the two compare as code, not as scheduling. */
 #include <errno.h>
 #include <limits.h>
 #include <linux/cn_proc.h>
@@ -28,6 +30,7 @@
 #include <unistd.h>
 
 #include "sched_core.h"
+#include "slice.h"
 #include "window.h"
 
 static volatile sig_atomic_t stop;
@@ -156,6 +159,11 @@ int main(int argc, char **argv)
 				r == -EINVAL || r == -ENODEV ? " (no core scheduling here: --dry-run skips it)" : "");
 			return 1;
 		}
+	}
+	{
+		uint64_t ns;
+
+		(void)slice_request(SLICE_DAEMON_NS, &ns);
 	}
 	fd = subscribe((int)rcvbuf);
 	if (fd < 0) {

@@ -23,6 +23,9 @@ expect active "$(systemctl is-active coreschedd)" active
 main=$(prop coreschedd MainPID)
 # The unit's Nice= reached the daemon (field 19 of stat: its nice value).
 expect nice "$(sed 's/.*) //' /proc/"$main"/stat 2>/dev/null | cut -d' ' -f17)" -10
+# The daemon's short time slice (daemon/slice.h) was taken under the
+# unit's system call filter: the kernel's own view of its main thread.
+expect slice "$(sed -n 's/^se.slice[[:space:]]*:[[:space:]]*//p' /proc/"$main"/sched 2>/dev/null)" 100000
 case $(prop coreschedd StatusText) in
 *tasks*keys*) pass status-text ;;
 *) fail status-text "StatusText is '$(prop coreschedd StatusText)'" ;;

@@ -1,0 +1,163 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* slice_request() against the running kernel: the slice it reports back,
+ * the policy, nice value and reset-on-fork flag kept, a thread made
+ * afterwards inheriting it, a real-time thread left alone. Each case runs
+ * in a child process, so the test's own scheduling is untouched. */
+#define _GNU_SOURCE
+#include "slice.h"
+#include "unit.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+struct attr_v0 {
+	uint32_t size, policy;
+	uint64_t flags;
+	int32_t nice;
+	uint32_t priority;
+	uint64_t runtime, deadline, period;
+};
+
+static bool get_attr(pid_t tid, struct attr_v0 *a)
+{
+	memset(a, 0, sizeof(*a));
+	return syscall(SYS_sched_getattr, tid, a, sizeof(*a), 0) == 0;
+}
+
+/* se.slice of thread tid as /proc/self/task/TID/sched shows it (a second
+ * reading of the kernel's), or 0 where the kernel shows none. */
+static uint64_t proc_slice(pid_t tid)
+{
+	char path[64], line[256];
+	unsigned long long v = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/self/task/%d/sched", (int)tid);
+	f = fopen(path, "re");
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "se.slice : %llu", &v) == 1)
+			break;
+	fclose(f);
+	return v;
+}
+
+/* Does this kernel take a slice of a fair task's own (Linux 6.12)? Asked
+ * in a child. */
+static bool kernel_takes_slices(void)
+{
+	pid_t p = fork();
+	int st;
+
+	if (p == 0) {
+		uint64_t ns;
+
+		_exit(slice_request(SLICE_DAEMON_NS, &ns) == 0 && ns == SLICE_DAEMON_NS ? 0 : 1);
+	}
+	return p > 0 && waitpid(p, &st, 0) == p && WIFEXITED(st) && WEXITSTATUS(st) == 0;
+}
+
+/* Runs fn in a child; the child's CHECKs fail the case. */
+static void in_child(void (*fn)(void))
+{
+	pid_t p = fork();
+	int st;
+
+	if (p == 0) {
+		unit_case_failed = 0;
+		fn();
+		fflush(stderr);
+		_exit(unit_case_failed);
+	}
+	CHECK(p > 0);
+	CHECK(waitpid(p, &st, 0) == p);
+	CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+}
+
+static void *thread_slice(void *arg)
+{
+	struct attr_v0 a;
+
+	*(uint64_t *)arg = get_attr(0, &a) ? a.runtime : 1;
+	return NULL;
+}
+
+static void taken_nice_kept(void)
+{
+	struct attr_v0 a;
+	uint64_t ns = 0, inherited = 0;
+	pthread_t th;
+
+	CHECK(setpriority(PRIO_PROCESS, 0, 5) == 0);
+	CHECK(slice_request(SLICE_DAEMON_NS, &ns) == 0);
+	CHECK(ns == SLICE_DAEMON_NS);
+	CHECK(get_attr(0, &a));
+	CHECK(a.policy == SCHED_OTHER);
+	CHECK(a.nice == 5);
+	CHECK(a.runtime == SLICE_DAEMON_NS);
+	CHECK(proc_slice(gettid()) == 0 || proc_slice(gettid()) == SLICE_DAEMON_NS);
+	CHECK(pthread_create(&th, NULL, thread_slice, &inherited) == 0);
+	CHECK(pthread_join(th, NULL) == 0);
+	CHECK(inherited == SLICE_DAEMON_NS);
+}
+
+static void batch_and_reset_on_fork_kept(void)
+{
+	struct sched_param sp = { 0 };
+	struct attr_v0 a;
+	uint64_t ns = 0;
+
+	CHECK(sched_setscheduler(0, SCHED_BATCH | SCHED_RESET_ON_FORK, &sp) == 0);
+	CHECK(slice_request(SLICE_DAEMON_NS, &ns) == 0);
+	CHECK(ns == SLICE_DAEMON_NS);
+	CHECK(get_attr(0, &a));
+	CHECK(a.policy == SCHED_BATCH);
+	CHECK(a.flags & 0x01); /* SCHED_FLAG_RESET_ON_FORK */
+}
+
+static void realtime_left_alone(void)
+{
+	struct sched_param sp = { .sched_priority = 1 };
+	struct attr_v0 a;
+	uint64_t ns = 7;
+
+	if (sched_setscheduler(0, SCHED_FIFO, &sp) != 0)
+		_exit(0); /* not allowed to: nothing to check (the caller says so) */
+	CHECK(slice_request(SLICE_DAEMON_NS, &ns) == -EPERM);
+	CHECK(ns == 0);
+	CHECK(get_attr(0, &a));
+	CHECK(a.policy == SCHED_FIFO && a.priority == 1);
+}
+
+static void slice_taken(void)
+{
+	in_child(taken_nice_kept);
+	in_child(batch_and_reset_on_fork_kept);
+}
+
+static void slice_realtime(void)
+{
+	in_child(realtime_left_alone);
+}
+
+int main(void)
+{
+	if (kernel_takes_slices())
+		RUN(slice_taken);
+	else
+		printf("SKIP: unit/slice_taken: this kernel takes no time slice of a task's own (Linux 6.12 and later do)\n");
+	if (geteuid() == 0)
+		RUN(slice_realtime);
+	else
+		printf("SKIP: unit/slice_realtime: setting SCHED_FIFO needs root\n");
+	return unit_total_failed ? 1 : 0;
+}

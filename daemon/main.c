@@ -322,13 +322,16 @@ static int setup_loop(struct daemon *d)
 }
 
 /* The event loop's short slice (slice.h), read back from the kernel: the
- * threads made from here on inherit it. */
+ * threads made from here on inherit it (unless the unit sets
+ * reset-on-fork). */
 static void request_slice(void)
 {
 	uint64_t ns;
 	int r = slice_request(SLICE_DAEMON_NS, &ns);
 
-	if (r < 0)
+	if (r == -EOPNOTSUPP)
+		log_info("Keeping the scheduling policy it was started under: a time slice of its own is only for SCHED_OTHER and SCHED_BATCH");
+	else if (r < 0)
 		log_errno(LOG_INFO, r, "Keeping the kernel's time slice: asking for %u us failed: %m",
 			  SLICE_DAEMON_NS / 1000);
 	else if (ns != SLICE_DAEMON_NS)

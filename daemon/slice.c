@@ -40,7 +40,7 @@ int slice_request(uint64_t slice_ns, uint64_t *ret_ns)
 	if (r < 0)
 		return r;
 	if (a.sched_policy != SCHED_OTHER && a.sched_policy != SCHED_BATCH)
-		return -EPERM;
+		return -EOPNOTSUPP;
 	a.size = sizeof(a);
 	a.sched_flags &= FLAG_RESET_ON_FORK;
 	a.sched_runtime = slice_ns;

@@ -17,7 +17,8 @@
 
 /* Ask for a slice of slice_ns for the calling thread and the threads it
  * creates afterwards, its policy, nice value and reset-on-fork flag kept
- * (a thread under a real-time or deadline policy is left alone: -EPERM).
+ * (a thread under another policy, real-time, deadline, idle or an
+ * extensible scheduler's, is left alone: -EOPNOTSUPP).
  * *ret_ns is the slice the kernel reports afterwards: 0 where it reports
  * none (before 6.12, which also ignores the request). 0 or -errno. */
 int slice_request(uint64_t slice_ns, uint64_t *ret_ns);

@@ -12,8 +12,29 @@
 #pragma once
 
 #include <stdint.h>
+#include <sys/types.h>
 
 #define SLICE_DAEMON_NS 100000u /* the kernel's least */
+
+/* struct sched_attr as of its first version (48 bytes): glibc before 2.41
+ * does not declare it, and the utilization clamps that follow are not
+ * asked for. */
+struct slice_attr {
+	uint32_t size;
+	uint32_t sched_policy;
+	uint64_t sched_flags;
+	int32_t sched_nice;
+	uint32_t sched_priority;
+	uint64_t sched_runtime; /* a fair task's slice, from 6.12 */
+	uint64_t sched_deadline;
+	uint64_t sched_period;
+};
+
+#define SLICE_FLAG_RESET_ON_FORK 0x01
+
+/* Thread tid's (0: the caller's) scheduling attributes, as sched_getattr(2)
+ * reports them. 0 or -errno. */
+int slice_get_attr(pid_t tid, struct slice_attr *a);
 
 /* Ask for a slice of slice_ns for the calling thread and the threads it
  * creates afterwards, its policy, nice value and reset-on-fork flag kept

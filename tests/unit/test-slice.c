@@ -18,20 +18,6 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-struct attr_v0 {
-	uint32_t size, policy;
-	uint64_t flags;
-	int32_t nice;
-	uint32_t priority;
-	uint64_t runtime, deadline, period;
-};
-
-static bool get_attr(pid_t tid, struct attr_v0 *a)
-{
-	memset(a, 0, sizeof(*a));
-	return syscall(SYS_sched_getattr, tid, a, sizeof(*a), 0) == 0;
-}
-
 /* se.slice of thread tid as /proc/self/task/TID/sched shows it (a second
  * reading of the kernel's), or 0 where the kernel shows none. */
 static uint64_t proc_slice(pid_t tid)
@@ -101,16 +87,16 @@ static int in_child(void (*fn)(void))
 
 static void *thread_slice(void *arg)
 {
-	struct attr_v0 a;
+	struct slice_attr a;
 
-	*(uint64_t *)arg = get_attr(0, &a) ? a.runtime : 1;
+	*(uint64_t *)arg = slice_get_attr(0, &a) == 0 ? a.sched_runtime : 1;
 	return NULL;
 }
 
 static void taken_nice_kept(void)
 {
-	struct attr_v0 a;
-	uint64_t ns = 0, inherited = 0;
+	struct slice_attr a;
+	uint64_t ns = 0, inherited = 0, shown;
 	pthread_t th;
 
 	int nice;
@@ -122,11 +108,12 @@ static void taken_nice_kept(void)
 	CHECK(setpriority(PRIO_PROCESS, 0, nice) == 0);
 	CHECK(slice_request(SLICE_DAEMON_NS, &ns) == 0);
 	CHECK(ns == SLICE_DAEMON_NS);
-	CHECK(get_attr(0, &a));
-	CHECK(a.policy == SCHED_OTHER);
-	CHECK(a.nice == nice);
-	CHECK(a.runtime == SLICE_DAEMON_NS);
-	CHECK(proc_slice(gettid()) == 0 || proc_slice(gettid()) == SLICE_DAEMON_NS);
+	CHECK(slice_get_attr(0, &a) == 0);
+	CHECK(a.sched_policy == SCHED_OTHER);
+	CHECK(a.sched_nice == nice);
+	CHECK(a.sched_runtime == SLICE_DAEMON_NS);
+	shown = proc_slice(gettid());
+	CHECK(shown == 0 || shown == SLICE_DAEMON_NS);
 	CHECK(pthread_create(&th, NULL, thread_slice, &inherited) == 0);
 	CHECK(pthread_join(th, NULL) == 0);
 	CHECK(inherited == SLICE_DAEMON_NS);
@@ -135,29 +122,29 @@ static void taken_nice_kept(void)
 static void batch_and_reset_on_fork_kept(void)
 {
 	struct sched_param sp = { 0 };
-	struct attr_v0 a;
+	struct slice_attr a;
 	uint64_t ns = 0;
 
 	CHECK(sched_setscheduler(0, SCHED_BATCH | SCHED_RESET_ON_FORK, &sp) == 0);
 	CHECK(slice_request(SLICE_DAEMON_NS, &ns) == 0);
 	CHECK(ns == SLICE_DAEMON_NS);
-	CHECK(get_attr(0, &a));
-	CHECK(a.policy == SCHED_BATCH);
-	CHECK(a.flags & 0x01); /* SCHED_FLAG_RESET_ON_FORK */
+	CHECK(slice_get_attr(0, &a) == 0);
+	CHECK(a.sched_policy == SCHED_BATCH);
+	CHECK(a.sched_flags & SLICE_FLAG_RESET_ON_FORK);
 }
 
 static void realtime_left_alone(void)
 {
 	struct sched_param sp = { .sched_priority = 1 };
-	struct attr_v0 a;
+	struct slice_attr a;
 	uint64_t ns = 7;
 
 	if (sched_setscheduler(0, SCHED_FIFO, &sp) != 0)
 		_exit(77); /* not allowed to: nothing to check (the caller says so) */
 	CHECK(slice_request(SLICE_DAEMON_NS, &ns) == -EOPNOTSUPP);
 	CHECK(ns == 0);
-	CHECK(get_attr(0, &a));
-	CHECK(a.policy == SCHED_FIFO && a.priority == 1);
+	CHECK(slice_get_attr(0, &a) == 0);
+	CHECK(a.sched_policy == SCHED_FIFO && a.sched_priority == 1);
 }
 
 static void slice_taken(void)

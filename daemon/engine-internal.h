@@ -38,6 +38,7 @@ struct engine {
 	struct hashmap *tasks;     /* pid -> struct task */
 	struct hashmap *keys;      /* "group/key" -> struct key (detached keys are not here) */
 	struct hashmap *by_cookie; /* cookie -> struct key */
+	struct hashmap *programs;  /* exe -> struct program (engine-table.c) */
 	pid_t self;
 	bool smt_off;
 	bool hazard;           /* sched_ext is loaded and not allowed: no new cookies */
@@ -145,6 +146,12 @@ int table_join(struct engine *e, struct task *t, const struct group *g, const ch
  * leaves is released there and then. */
 void table_set_key(struct engine *e, struct task *t, struct key *k);
 void table_drop(struct engine *e, struct task *t);
+/* Has t's program run as more than one user or group (or has it no entry)? */
+bool table_program_mixed(const struct task *t);
+/* A read of t at its exec or id change failed: its ids are not known, and
+ * neither its children's nor, should it fork with CLONE_PARENT, its
+ * siblings' are; no child is copied from it or from its program. */
+void table_ids_unknown(struct task *t);
 /* table_drop() of a task whose process has ended: the kernel's stand-in
  * (sys->forget) is told too. */
 void table_drop_ended(struct engine *e, struct task *t);

@@ -86,10 +86,11 @@ static int scan_one(void *userdata, pid_t pid)
 	if (r < 0) {
 		/* Not examined is not gone: keep what we knew of a live task,
 		 * which may be out of date (events lost): no child of it is
-		 * copied from it. */
+		 * copied from it, nor from its program's processes (a CLONE_PARENT
+		 * fork of it names its parent). */
 		if (r != -ESRCH && (t = engine_task(e, pid))) {
 			t->generation = e->generation;
-			t->read_ns = 0;
+			table_ids_unknown(t);
 		}
 		engine_note_unexamined(e, pid, r);
 		return 0;

@@ -9,7 +9,10 @@
  *    releases it (and its holder), so nothing ever points at a freed key
  *    and MaxKeys counts live keys only;
  *  - a stale key (reload) leaves the name map at once but is freed only
- *    with its last member. */
+ *    with its last member;
+ *  - a task's ->program is the entry of its ->exe (or NULL, when that
+ *    entry could not be made), program->tasks counts the tasks it is the
+ *    entry of, and an entry lives exactly as long as it has tasks. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -325,12 +328,83 @@ int table_key_hold(struct engine *e, struct key *k)
 	return 0;
 }
 
+/* A program the table's tasks run, and whether they ran it as more than
+ * one user or group while its entry lived: a process of it that forks
+ * with CLONE_PARENT gives its child its own ids, while the fork event
+ * names its parent, which may run the same program as another user
+ * (a master and its workers, sshd and a session's, root's shell and a
+ * user's). No child of such a program is copied from its parent. */
+struct program {
+	size_t tasks;
+	uid_t uid;
+	gid_t gid;
+	bool mixed;
+	char path[];
+};
+
+static void program_leave(struct engine *e, struct task *t)
+{
+	struct program *pg = t->program;
+
+	t->program = NULL;
+	if (pg && --pg->tasks == 0) {
+		hashmap_remove_str(e->programs, pg->path);
+		free(pg);
+	}
+}
+
+/* t runs t->exe as t->uid and t->gid, since a read or a fork: its entry
+ * notes that. Without memory for one, t has none, which copies nothing. */
+static void program_note(struct engine *e, struct task *t)
+{
+	struct program *pg = t->program;
+	size_t n;
+
+	if (pg && strcmp(pg->path, t->exe) != 0) {
+		program_leave(e, t);
+		pg = NULL;
+	}
+	if (!pg) {
+		pg = hashmap_get_str(e->programs, t->exe);
+		if (!pg) {
+			n = strlen(t->exe) + 1;
+			pg = sc_fault("program") < 0 ? NULL : calloc(1, sizeof(*pg) + n);
+			if (!pg)
+				return;
+			memcpy(pg->path, t->exe, n);
+			pg->uid = t->uid;
+			pg->gid = t->gid;
+			if (hashmap_put_str(e->programs, pg->path, pg) < 0) {
+				free(pg);
+				return;
+			}
+		}
+		pg->tasks++;
+		t->program = pg;
+	}
+	if (pg->uid != t->uid || pg->gid != t->gid)
+		pg->mixed = true;
+}
+
+bool table_program_mixed(const struct task *t)
+{
+	return !t->program || t->program->mixed;
+}
+
+void table_ids_unknown(struct task *t)
+{
+	t->read_ns = 0;
+	if (t->program)
+		t->program->mixed = true;
+}
+
 void table_drop(struct engine *e, struct task *t)
 {
 	if (t->recorded)
 		e->state_lazy = true; /* a stale line is harmless: pid and start must match */
 	hashmap_remove_u64(e->tasks, (uint64_t)t->pid);
 	set_key(e, t, NULL, false);
+	program_leave(e, t);
 	free(t->exe);
 	free(t->cgroup);
 	free(t->want);
@@ -414,10 +488,11 @@ int table_upsert(struct engine *e, const struct procinfo *pi, uint64_t read_ns, 
 	t->comm[sizeof(t->comm) - 1] = '\0';
 	t->cgroup_cut = pi->cgroup_cut;
 	if (set_str(&t->exe, pi->exe, &changed) < 0 || set_str(&t->cgroup, pi->cgroup, &changed) < 0) {
-		t->read_ns = 0; /* not all of it is this read's: the next event reads again */
+		table_ids_unknown(t); /* not all of it is this read's: the next event reads again */
 		t->unsettled = true; /* the task stays, unsettled: the caller retries */
 		return -ENOMEM;
 	}
+	program_note(e, t);
 	t->read_ns = read_ns;
 	t->read_end_ns = SYS(e, now_ns);
 	if (changed)
@@ -459,6 +534,7 @@ int table_add_child(struct engine *e, pid_t pid, uint64_t start, const struct ta
 		table_drop(e, t);
 		return -ENOMEM;
 	}
+	program_note(e, t);
 	*ret = t;
 	return 1;
 }

@@ -531,7 +531,10 @@ static bool program_known(const struct task *p)
  * cookie aside (that is read anyway); only for a fork by p's main thread,
  * whose ids are the ones the table read (a thread can change its own);
  * not from a main thread gone (the table's read of it is a live thread's,
- * not necessarily the forking one's).
+ * not necessarily the forking one's); not from a program that the table
+ * has seen run as more than one user or group (a process of it that
+ * forks with CLONE_PARENT names p, whose program and name its child
+ * shows, and gives the child its own ids).
  * The child's program is read, and must be p's. What the child changes
  * itself has an event of its own to come. A cgroup changes with no event:
  * where a rule, a key or a container looks at cgroups, the child is read
@@ -540,7 +543,8 @@ static bool fork_copies(const struct engine *e, const struct task *p, const stru
 {
 	return e->sys->read_stat && e->sys->read_exe && e->sys->read_rest && p && !p->key && program_known(p) &&
 	       !p->leader_gone && p->cgroup && p->read_ns && p->read_end_ns <= ev->timestamp_ns &&
-	       ev->parent_pid == ev->parent_tgid && !e->cgroup_rules && containers_none();
+	       ev->parent_pid == ev->parent_tgid && !table_program_mixed(p) && !e->cgroup_rules &&
+	       containers_none();
 }
 
 /* engine_examine() for the child of a fork event, from its parent p. Where
@@ -762,7 +766,7 @@ void engine_on_event(struct engine *e, const struct procmon_event *ev)
 			t->stale = true;
 			t->cleared = false;
 		} else if (r < 0 && ev->kind != PROCMON_COMM && (t = engine_task(e, ev->tgid)))
-			t->read_ns = 0; /* what it read is older than the change: no child is copied from it */
+			table_ids_unknown(t); /* what it read is older than the change: no child is copied */
 		break;
 	case PROCMON_EXIT:
 		if (!before_request(e, ev)) /* the request saw it alive after this */
@@ -992,8 +996,9 @@ int engine_new_sys(const struct engine_sys *sys, pid_t self, struct engine **ret
 	e->tasks = hashmap_new(false);
 	e->keys = hashmap_new(true);
 	e->by_cookie = hashmap_new(false);
+	e->programs = hashmap_new(true);
 	e->self = self;
-	if (!e->tasks || !e->keys || !e->by_cookie) {
+	if (!e->tasks || !e->keys || !e->by_cookie || !e->programs) {
 		engine_free(e);
 		return -ENOMEM;
 	}
@@ -1024,9 +1029,10 @@ struct engine *engine_free(struct engine *e)
 		return NULL;
 	engine_state_flush_lazy(e);
 	engine_state_heartbeat(e);
-	if (e->tasks && e->keys && e->by_cookie)
+	if (e->tasks && e->keys && e->by_cookie && e->programs)
 		table_free_all(e);
 	hashmap_free(e->tasks);
+	hashmap_free(e->programs);
 	hashmap_free(e->keys);
 	hashmap_free(e->by_cookie);
 	exposure_free(e);

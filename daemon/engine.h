@@ -52,6 +52,7 @@ struct task {
 	gid_t gid;
 	char comm[16];
 	char *exe;
+	struct program *program; /* the entry of exe, which counts its users (engine-table.c) */
 	char *cgroup;
 	bool cgroup_cut;     /* the kernel cut its path: cgroup is an ancestor of its own */
 	enum origin origin;

@@ -51,6 +51,11 @@ execer_sh() { L "$BIN/execer" -w $((SETTLE / 2)) 2 /bin/sh -c 'sleep 1000 & wait
 su_shell() { L su -s /bin/sh "$1" -c 'sleep 1000 & sleep 1000 & sleep 1000 & wait'; want=$((want + 4)); }
 # setuid_shell UID: a root launcher switching to UID, then forking at once
 setuid_shell() { L "$BIN/usershell" -u "$1:$1" 3; want=$((want + 4)); }
+# clone_parent_worker UID: a root server whose worker switches to UID and
+# clones 3 workers with CLONE_PARENT at once: the fork events name the
+# server, whose program and name they show; only their user is another
+# (the server, root, is in no key: 4 members of the 5)
+clone_parent_worker() { L "$BIN/usershell" -p -u "$1:$1" 3; want=$((want + 4)); }
 # bystanders: unrelated processes of the test that must stay at 0
 bystanders() { L "$BIN/outsider" 0; L sleep 1000; }
 # mix I: the storm of the later phases, one of each kind by turns
@@ -191,10 +196,11 @@ done
 phase exec-unmatched
 reap
 
-# ---- 3. su and setuid shells of two users, MatchUser= Per=user ----
+# ---- 3. su and setuid shells of two users, and CLONE_PARENT workers, MatchUser= Per=user ----
 bystanders
 i=0; while [ $i -lt $((N / 2)) ]; do
 	su_shell tester; su_shell other; setuid_shell 1000; setuid_shell 1001
+	clone_parent_worker 1000; clone_parent_worker 1001
 	i=$((i + 1))
 done
 phase su-setuid

@@ -635,6 +635,19 @@ static const char *const sparse_confs[] = {
 };
 static bool sparse; /* the run uses sparse_confs */
 
+/* Where p finds exe. Under sparse rules each user has its own copies, so
+ * that a program runs as one user until a process of it changes uid (a
+ * program that has run as two users has no child copied, which the
+ * shared programs of the other runs soon all have). */
+static void set_exe(struct fproc *p, const char *exe)
+{
+	if (sparse && p->uid != 0)
+		snprintf(p->exe, sizeof(p->exe), "/home/%u%s", (unsigned)p->uid, exe);
+	else
+		snprintf(p->exe, sizeof(p->exe), "%s", exe);
+	snprintf(p->comm, sizeof(p->comm), "%s", strrchr(exe, '/') + 1);
+}
+
 /* Requests place into groups that no rule fills: a key that both rules and
  * requests fill cannot tell, after a restart or a lost event, a child of a
  * placement from a process the rules put there (see coreschedd(8)). */
@@ -834,8 +847,7 @@ static void op_exec(struct fproc *p)
 		emit(PROCMON_EXIT, p, p->pid, NULL);
 	p->th[j].alive = false;
 	p->th[0] = (struct fthread){ .tid = p->pid, .alive = true, .cookie = c };
-	snprintf(p->exe, sizeof(p->exe), "%s", exe);
-	snprintf(p->comm, sizeof(p->comm), "%s", strrchr(exe, '/') + 1);
+	set_exe(p, exe);
 	oracle_judge(p);
 	emit(PROCMON_EXEC, p, p->pid, NULL);
 	trace(p, "exec");
@@ -1196,8 +1208,14 @@ static void boot(void)
 		p->pid = alloc_pid();
 		p->start = ++clock_ticks;
 		p->uid = uids[i];
-		snprintf(p->exe, sizeof(p->exe), "/bin/sh");
-		snprintf(p->comm, sizeof(p->comm), "sh");
+		/* Each user's shell its own program, as init is: the table
+		 * sees no program run as two users until one changes uid or
+		 * runs another user's (see set_exe()). */
+		if (i == 0)
+			snprintf(p->exe, sizeof(p->exe), "/sbin/init");
+		else
+			snprintf(p->exe, sizeof(p->exe), "/home/%u/bin/sh", (unsigned)p->uid);
+		snprintf(p->comm, sizeof(p->comm), "%s", i == 0 ? "init" : "sh");
 		p->th[0] = (struct fthread){ .tid = p->pid, .alive = true };
 	}
 	conf_index = 0;
@@ -1865,9 +1883,9 @@ static void test_fork_copy_of_keyless_parent(void)
 		web = fork_of(p);
 		exec_as(web, "/usr/bin/web");
 		tenant = fork_of(p);
+		plain = fork_of(p); /* before the tenant's uid change, after which /bin/sh has two users */
 		tenant->uid = 1001;
 		emit(PROCMON_UID, tenant, tenant->pid, NULL);
-		plain = fork_of(p);
 		before = stat_reads;
 		reads_of_pid = plain ? plain->pid : 0;
 		reads_of = 0;
@@ -2164,6 +2182,115 @@ static void clone_parent_tenant(bool same_name)
 static void test_fork_copy_not_of_clone_parent_same_name(void)
 {
 	clone_parent_tenant(true);
+}
+
+/* A tenant's worker that runs its parent's program under its parent's
+ * name: a server (uid 1000) forks a child that takes a tenant's uid and
+ * clones a worker with CLONE_PARENT. The fork event names the server,
+ * whose program and name the worker shows; only its uid is another. The
+ * server's program has run as two users since the child's uid change
+ * (how the table learns it: at that change's event, by
+ * how = 0; by a rescan after the event was lost, how = 1; by a read at
+ * the event that failed, how = 2, which leaves the uid unknown): the
+ * worker is read whole. */
+static void clone_parent_same_program(int how)
+{
+	struct fproc *g, *b, *c;
+
+	e = scenario("[Daemon]\nUnmatchedExec=clear\n[Group tenants]\nMatchUser=1001\nPer=user\n");
+	if (!e)
+		return;
+	g = spawn("/usr/sbin/server", 1000);
+	deliver(n_events);
+	b = g ? fork_of(g) : NULL;
+	if (!b)
+		return;
+	deliver(n_events);
+	b->uid = 1001;
+	emit(PROCMON_UID, b, b->pid, NULL);
+	if (how == 1) {
+		n_events = 0; /* its event lost */
+		engine_resync(e);
+	} else {
+		if (how == 2) {
+			read_fails = b->pid;
+			read_fails_with = -EMFILE;
+		}
+		deliver(n_events);
+	}
+	CHECK(how == 2 || has_group(b->pid, "tenants"));
+	c = clone_parent_of(b, g);
+	if (!c)
+		return;
+	reads_of_pid = c->pid;
+	reads_of = 0;
+	deliver(n_events);
+	reads_of_pid = 0;
+	CHECK(reads_of == 1); /* read whole */
+	CHECK(c->uid == 1001 && has_group(c->pid, "tenants") && cookie_of(c) != 0);
+	CHECK(how == 2 || cookie_of(c) == cookie_of(b));
+	e = engine_free(e);
+}
+
+static void test_fork_copy_not_of_clone_parent_other_user(void)
+{
+	clone_parent_same_program(0);
+}
+
+static void test_fork_copy_not_of_clone_parent_other_user_rescanned(void)
+{
+	clone_parent_same_program(1);
+}
+
+static void test_fork_copy_not_of_clone_parent_other_user_unread(void)
+{
+	clone_parent_same_program(2);
+}
+
+/* A program's entry lives as long as its processes: once the server that
+ * ran as two users has ended with its worker, a new server's children
+ * are copied again; while one of a program's processes runs as another
+ * user, none is. */
+static void test_fork_copy_again_when_users_end(void)
+{
+	struct fproc *g, *b, *c, *g2, *c2;
+	unsigned long before;
+
+	e = scenario("[Group tenants]\nMatchUser=1001\nPer=user\n");
+	if (!e)
+		return;
+	g = spawn("/usr/sbin/server", 1000);
+	deliver(n_events);
+	b = g ? fork_of(g) : NULL;
+	if (!b)
+		return;
+	b->uid = 1001;
+	emit(PROCMON_UID, b, b->pid, NULL);
+	deliver(n_events);
+	c = fork_of(g);
+	before = stat_reads;
+	deliver(n_events);
+	CHECK(c && stat_reads == before); /* read whole: /usr/sbin/server has two users */
+	op_exit(b);
+	deliver(n_events);
+	c2 = fork_of(g);
+	before = stat_reads;
+	deliver(n_events);
+	CHECK(c2 && stat_reads == before); /* the entry lives on with g's family: still two users seen */
+	op_exit(c);
+	op_exit(c2);
+	op_exit(g);
+	deliver(n_events);
+	g2 = spawn("/usr/sbin/server", 1000);
+	deliver(n_events);
+	c = g2 ? fork_of(g2) : NULL;
+	before = stat_reads;
+	reads_of_pid = c ? c->pid : 0;
+	reads_of = 0;
+	deliver(n_events);
+	reads_of_pid = 0;
+	CHECK(c && stat_reads == before + 1 && reads_of == 0); /* copied */
+	e = engine_free(e);
 }
 
 static void test_fork_copy_not_of_renamed_clone_parent(void)
@@ -3399,6 +3526,10 @@ int main(void)
 	RUN(test_fork_copy_not_of_clone_parent);
 	RUN(test_fork_copy_not_after_failed_scan);
 	RUN(test_fork_copy_not_of_clone_parent_same_name);
+	RUN(test_fork_copy_not_of_clone_parent_other_user);
+	RUN(test_fork_copy_not_of_clone_parent_other_user_rescanned);
+	RUN(test_fork_copy_not_of_clone_parent_other_user_unread);
+	RUN(test_fork_copy_again_when_users_end);
 	RUN(test_fork_copy_not_of_renamed_clone_parent);
 	RUN(test_per_cgroup_unread_cgroup);
 	RUN(test_per_cgroup_cut_cgroup);

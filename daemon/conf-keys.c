@@ -10,6 +10,7 @@
 
 #include "conf-ids.h"
 #include "conf-internal.h"
+#include "slice.h"
 
 struct conf_key {
 	enum conf_section section;
@@ -84,7 +85,7 @@ static int parse_ranged(struct conf_loader *ld, const struct conf_key *k, const 
 
 static int parse_uint(struct conf_loader *ld, const struct conf_key *k, void *base, const char *value)
 {
-	long long v;
+	long long v = 0;
 	int r = parse_ranged(ld, k, value, &v);
 
 	if (r == 0)
@@ -94,7 +95,7 @@ static int parse_uint(struct conf_loader *ld, const struct conf_key *k, void *ba
 
 static int parse_int(struct conf_loader *ld, const struct conf_key *k, void *base, const char *value)
 {
-	long long v;
+	long long v = 0;
 	int r = parse_ranged(ld, k, value, &v);
 
 	if (r == 0)
@@ -263,6 +264,23 @@ static int parse_bytes(struct conf_loader *ld, const struct conf_key *k, void *b
 	return 0;
 }
 
+/* A number that is 0 (off) or within min..max. */
+static int parse_uint_or_off(struct conf_loader *ld, const struct conf_key *k, void *base, const char *value)
+{
+	long long v;
+
+	if (!*value) {
+		*FIELD(base, k, unsigned) = (unsigned)k->def;
+		return 0;
+	}
+	if (parse_number(value, &v) < 0)
+		return conf_fail(ld, "%s: invalid number '%s'", k->name, value);
+	if (v != 0 && (v < k->min || v > k->max))
+		return conf_fail(ld, "%s: value '%s' out of range (0 or %lld..%lld)", k->name, value, k->min, k->max);
+	*FIELD(base, k, unsigned) = (unsigned)v;
+	return 0;
+}
+
 static int parse_description(struct conf_loader *ld, const struct conf_key *k, void *base, const char *value)
 {
 	return set_string(ld, k, base, value);
@@ -406,6 +424,8 @@ static const struct conf_key keys[] = {
 	D("StatsIntervalSec", parse_uint, print_uint, stats_interval_sec, 1, 3600, 10),
 	D("MetricsFile", parse_abs_path, print_string, metrics_file, 0, 0, 0),
 	D("ReceiveBuffer", parse_bytes, print_uint, receive_buffer, 4096, 16 << 20, 256 << 10),
+	D("TimeSliceUSec", parse_uint_or_off, print_uint, time_slice_usec, SLICE_MIN_NS / 1000, SLICE_MAX_NS / 1000,
+	  SLICE_DAEMON_NS / 1000),
 	D("DryRun", parse_bool, print_bool, dry_run, 0, 0, false),
 	C("Default", parse_container_default, print_container_default, def, CONTAINER_ISOLATE),
 	C("Group", parse_container_group, print_string, group, 0),

@@ -88,6 +88,7 @@ struct daemon_settings {
 	unsigned stats_interval_sec; /* StatsIntervalSec=, default 10 */
 	char *metrics_file;          /* MetricsFile=, default none */
 	unsigned receive_buffer;     /* ReceiveBuffer= bytes, 0 = kernel default (tests) */
+	unsigned time_slice_usec;    /* TimeSliceUSec=, 0 = the kernel's; default 100 (slice.h) */
 	bool dry_run;                /* DryRun=, default no: decide and record, apply nothing */
 };
 

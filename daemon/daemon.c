@@ -37,6 +37,9 @@ int daemon_reload(struct daemon *d, char **ret_error)
 		log_warning("DryRun=%s takes effect at the next start; until then %s, ignoring.",
 			    c->daemon.dry_run ? "yes" : "no",
 			    d->dry_run ? "nothing is applied (dry run)" : "cookies are applied");
+	if (c->daemon.time_slice_usec != d->time_slice_usec)
+		log_warning("TimeSliceUSec=%u takes effect at the next start; until then the daemon keeps %s, ignoring.",
+			    c->daemon.time_slice_usec, d->time_slice_usec ? "the slice it asked for" : "the kernel's slice");
 	if (c->daemon.receive_buffer != d->receive_buffer)
 		log_warning("ReceiveBuffer=%u takes effect at the next start; until then the socket keeps %u%s, ignoring.",
 			    c->daemon.receive_buffer, d->receive_buffer, d->receive_buffer ? "" : " (the kernel's default)");

@@ -17,6 +17,7 @@ struct daemon {
 	char **sources;               /* of the live configuration */
 	int procmon_fd;
 	unsigned receive_buffer;      /* ReceiveBuffer= as the socket was opened with (start-up only) */
+	unsigned time_slice_usec;     /* TimeSliceUSec= as asked for at start-up (0: not asked) */
 	bool resync_pending;          /* events were lost: drain the socket, then rescan */
 	uint64_t resync_end_usec;     /* when the last rescan after a loss ended */
 	uint64_t resync_warned_usec;  /* when rescans back to back were last logged */

@@ -324,19 +324,22 @@ static int setup_loop(struct daemon *d)
 /* The event loop's short slice (slice.h), read back from the kernel: the
  * threads made from here on inherit it (unless the unit sets
  * reset-on-fork). */
-static void request_slice(void)
+static void request_slice(unsigned usec)
 {
 	uint64_t ns;
-	int r = slice_request(SLICE_DAEMON_NS, &ns);
+	int r;
 
+	if (!usec) {
+		log_debug("TimeSliceUSec=0: keeping the kernel's time slice");
+		return;
+	}
+	r = slice_request((uint64_t)usec * 1000, &ns);
 	if (r == -EOPNOTSUPP)
 		log_info("Keeping the scheduling policy it was started under: a time slice of its own is only for SCHED_OTHER and SCHED_BATCH");
 	else if (r < 0)
-		log_errno(LOG_INFO, r, "Keeping the kernel's time slice: asking for %u us failed: %m",
-			  SLICE_DAEMON_NS / 1000);
-	else if (ns != SLICE_DAEMON_NS)
-		log_info("Keeping the kernel's time slice: it does not take one of %u us (Linux 6.12 and later do)",
-			 SLICE_DAEMON_NS / 1000);
+		log_errno(LOG_INFO, r, "Keeping the kernel's time slice: asking for %u us failed: %m", usec);
+	else if (ns != (uint64_t)usec * 1000)
+		log_info("Keeping the kernel's time slice: it does not take one of %u us (Linux 6.12 and later do)", usec);
 	else
 		log_debug("Time slice: %" PRIu64 " us", ns / 1000);
 }
@@ -395,7 +398,8 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	drop_net_admin();
-	request_slice();
+	d.time_slice_usec = conf->daemon.time_slice_usec;
+	request_slice(d.time_slice_usec);
 	/* The holders are the daemon's first threads: after the drops. A dry
 	 * run has none. */
 	r = d.dry_run ? 0 : cookie_init();

@@ -14,7 +14,9 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#define SLICE_DAEMON_NS 100000u /* the kernel's least */
+#define SLICE_MIN_NS 100000u     /* the kernel's least */
+#define SLICE_MAX_NS 100000000u  /* ...and most */
+#define SLICE_DAEMON_NS SLICE_MIN_NS /* TimeSliceUSec='s default */
 
 /* struct sched_attr as of its first version (48 bytes): glibc before 2.41
  * does not declare it, and the utilization clamps that follow are not

@@ -415,3 +415,34 @@ if start_daemon; then
 else
 	echo "FAIL: $T/dryrun-key: DryRun=yes did not start: $why"
 fi
+
+# TimeSliceUSec=: the slice the kernel then reports for the daemon (Linux
+# 6.12 and later take a task's own); 0 keeps the kernel's, which is what
+# this shell has; a reload that changes it says it waits for the next start.
+slice_of() { sed -n 's/^se\.slice[[:space:]]*:[[:space:]]*//p' "/proc/$1/sched" 2>/dev/null; }
+printf '[Daemon]\nDryRun=yes\nTimeSliceUSec=500\n' > "$W/cfg/coreschedd.conf"
+if [ -z "$(slice_of $$)" ]; then
+	echo "SKIP: $T/time-slice: /proc/PID/sched shows no se.slice on this kernel ($(uname -r))"
+elif start_daemon; then
+	got=$(slice_of "$dpid")
+	if grep -q 'does not take one of 500 us' "$W/log"; then
+		echo "SKIP: $T/time-slice: this kernel ($(uname -r)) takes no slice of a task's own (Linux 6.12 and later do)"
+	else
+		result time-slice 0 '' 0 "" "$([ "$got" = 500000 ] || echo "se.slice is '$got', TimeSliceUSec=500 asks for 500000")"
+	fi
+	sed -i 's/^TimeSliceUSec=500$/TimeSliceUSec=0/' "$W/cfg/coreschedd.conf"
+	out=$("$cs" reload 2>&1)
+	grep -q 'TimeSliceUSec=0 takes effect at the next start' "$W/log"
+	result time-slice-reload-says-so 0 '' $? "$out $(tail -n3 "$W/log")"
+	result time-slice-reload-keeps 0 '' 0 "" "$([ "$(slice_of "$dpid")" = "$got" ] || echo "se.slice went from $got to $(slice_of "$dpid") at a reload")"
+	stop_daemon
+	if start_daemon; then
+		got=$(slice_of "$dpid") want=$(slice_of $$)
+		result time-slice-off 0 '' 0 "" "$([ "$got" = "$want" ] || echo "TimeSliceUSec=0: se.slice is '$got', the kernel's (this shell's) '$want'")"
+		stop_daemon
+	else
+		echo "FAIL: $T/time-slice-off: TimeSliceUSec=0 did not start: $why"
+	fi
+else
+	echo "FAIL: $T/time-slice: TimeSliceUSec=500 did not start: $why"
+fi

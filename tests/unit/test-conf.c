@@ -94,6 +94,7 @@ static void test_defaults(void)
 	CHECK(c->daemon.stats_interval_sec == 10);
 	CHECK(c->daemon.metrics_file == NULL);
 	CHECK(c->daemon.receive_buffer == 262144);
+	CHECK(c->daemon.time_slice_usec == 100);
 	CHECK(!c->daemon.dry_run);
 	CHECK(c->container.def == CONTAINER_ISOLATE);
 	CHECK(c->container.group == NULL);
@@ -104,7 +105,7 @@ static void test_defaults(void)
 	CHECK_STREQ(out, "# source: x.conf\n[Daemon]\nReconcileSec=30\nLogLevel=info\nMaxTasks=65536\n"
 			 "MaxKeys=4096\nClearForeign=no\nUnmatchedExec=keep\nAllowSchedExt=no\nControlGroup=\nMaxClients=64\nMaxClientsPerUser=8\n"
 			 "IdleTimeoutSec=60\nForceIdleAccounting=yes\nStatsIntervalSec=10\nMetricsFile=\nReceiveBuffer=262144\n"
-			 "DryRun=no\n\n[Container]\nDefault=isolate\nGroup=\nFailMode=closed\nLock=no\n");
+			 "TimeSliceUSec=100\nDryRun=no\n\n[Container]\nDefault=isolate\nGroup=\nFailMode=closed\nLock=no\n");
 	free(out);
 	conf_free(c);
 }
@@ -114,7 +115,7 @@ static void test_daemon_keys(void)
 	struct conf *c = load("[Daemon]\nReconcileSec=0\nLogLevel=warning\nMaxTasks=100\nMaxKeys=7\n"
 			      "ClearForeign=yes\nUnmatchedExec=clear\nAllowSchedExt=yes\nControlGroup=adm\nMaxClients=3\nMaxClientsPerUser=2\n"
 			      "ForceIdleAccounting=off\nStatsIntervalSec=3600\nMetricsFile=/run/x.prom\n"
-			      "ReceiveBuffer=64K\nDryRun=yes\n",
+			      "ReceiveBuffer=64K\nTimeSliceUSec=500\nDryRun=yes\n",
 			      NULL);
 
 	CHECK(c != NULL);
@@ -134,11 +135,13 @@ static void test_daemon_keys(void)
 	CHECK(c->daemon.stats_interval_sec == 3600);
 	CHECK_STREQ(c->daemon.metrics_file, "/run/x.prom");
 	CHECK(c->daemon.receive_buffer == 65536);
+	CHECK(c->daemon.time_slice_usec == 500);
 	CHECK(c->daemon.dry_run);
 	conf_free(c);
 
-	c = load("[Daemon]\nControlGroup=1234\nReceiveBuffer=0\nLogLevel=err\nLogLevel=debug\n", NULL);
+	c = load("[Daemon]\nControlGroup=1234\nReceiveBuffer=0\nLogLevel=err\nLogLevel=debug\nTimeSliceUSec=0\n", NULL);
 	CHECK(c && c->daemon.control_gid == 1234 && c->daemon.receive_buffer == 0 && c->daemon.log_level == 7);
+	CHECK(c && c->daemon.time_slice_usec == 0);
 	conf_free(c);
 	/* An empty value puts the default back. */
 	c = load("[Daemon]\nMaxTasks=5\nMaxTasks=\nMetricsFile=/a\nMetricsFile=\nControlGroup=0\nControlGroup=\n",
@@ -280,6 +283,9 @@ static const struct {
 	{ "[Daemon]\nReceiveBuffer=17M\n",
 	  "x.conf:2: ReceiveBuffer: value '17M' out of range (0 or 4096..16777216)" },
 	{ "[Daemon]\nReceiveBuffer=4X\n", "x.conf:2: ReceiveBuffer: invalid size '4X'" },
+	{ "[Daemon]\nTimeSliceUSec=99\n", "x.conf:2: TimeSliceUSec: value '99' out of range (0 or 100..100000)" },
+	{ "[Daemon]\nTimeSliceUSec=100001\n", "x.conf:2: TimeSliceUSec: value '100001' out of range (0 or 100..100000)" },
+	{ "[Daemon]\nTimeSliceUSec=1ms\n", "x.conf:2: TimeSliceUSec: invalid number '1ms'" },
 	{ "[Container]\nDefault=group\n", "x.conf:2: Default=group needs Group=" },
 	{ "[Container]\nGroup=web\n[Group web]\n", "x.conf:2: Group= is only used with Default=group" },
 	{ "[Container]\nDefault=group\nGroup=nope\n", "x.conf:3: Group: no group named 'nope' is defined" },

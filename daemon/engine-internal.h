@@ -39,6 +39,10 @@ struct engine {
 	struct hashmap *keys;      /* "group/key" -> struct key (detached keys are not here) */
 	struct hashmap *by_cookie; /* cookie -> struct key */
 	struct hashmap *programs;  /* exe -> struct program (engine-table.c) */
+	/* Forks stamped before this are read whole: a process whose program or
+	 * ids changed was gone before it could be read, and any child it forked
+	 * with CLONE_PARENT names its parent (its forks are all queued by then). */
+	uint64_t copy_barrier_ns;
 	pid_t self;
 	bool smt_off;
 	bool hazard;           /* sched_ext is loaded and not allowed: no new cookies */

@@ -354,13 +354,19 @@ static void program_leave(struct engine *e, struct task *t)
 }
 
 /* t runs t->exe as t->uid and t->gid, since a read or a fork: its entry
- * notes that. Without memory for one, t has none, which copies nothing. */
-static void program_note(struct engine *e, struct task *t)
+ * notes that. Without memory for one, t has none, which copies nothing.
+ * A read that finds both another program and other ids (ids_changed)
+ * cannot tell which came first: t may have run its old program under the
+ * new ids (a uid change, a CLONE_PARENT fork, then an exec, all before
+ * the read), and the old program's entry notes that too. */
+static void program_note(struct engine *e, struct task *t, bool ids_changed)
 {
 	struct program *pg = t->program;
 	size_t n;
 
 	if (pg && strcmp(pg->path, t->exe) != 0) {
+		if (ids_changed)
+			pg->mixed = true;
 		program_leave(e, t);
 		pg = NULL;
 	}
@@ -464,7 +470,7 @@ int table_upsert(struct engine *e, const struct procinfo *pi, uint64_t read_ns, 
 		 bool *ret_changed)
 {
 	struct task *t = hashmap_get_u64(e->tasks, (uint64_t)pi->pid);
-	bool changed = false;
+	bool changed = false, ids_changed;
 	int r, fresh = 0;
 
 	if (t && t->start != pi->start_time) {
@@ -478,7 +484,8 @@ int table_upsert(struct engine *e, const struct procinfo *pi, uint64_t read_ns, 
 		changed = true;
 		fresh = 1;
 	}
-	if (t->uid != pi->uid || t->gid != pi->gid || strcmp(t->comm, pi->comm) != 0)
+	ids_changed = t->uid != pi->uid || t->gid != pi->gid;
+	if (ids_changed || strcmp(t->comm, pi->comm) != 0)
 		changed = true;
 	t->uid = pi->uid;
 	t->gid = pi->gid;
@@ -492,7 +499,7 @@ int table_upsert(struct engine *e, const struct procinfo *pi, uint64_t read_ns, 
 		t->unsettled = true; /* the task stays, unsettled: the caller retries */
 		return -ENOMEM;
 	}
-	program_note(e, t);
+	program_note(e, t, ids_changed);
 	t->read_ns = read_ns;
 	t->read_end_ns = SYS(e, now_ns);
 	if (changed)
@@ -534,7 +541,7 @@ int table_add_child(struct engine *e, pid_t pid, uint64_t start, const struct ta
 		table_drop(e, t);
 		return -ENOMEM;
 	}
-	program_note(e, t);
+	program_note(e, t, false);
 	*ret = t;
 	return 1;
 }

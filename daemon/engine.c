@@ -534,7 +534,9 @@ static bool program_known(const struct task *p)
  * not necessarily the forking one's); not from a program that the table
  * has seen run as more than one user or group (a process of it that
  * forks with CLONE_PARENT names p, whose program and name its child
- * shows, and gives the child its own ids).
+ * shows, and gives the child its own ids); not a fork stamped before
+ * the last read that found a process gone at its exec or id change (what
+ * it became is not known, nor whom it cloned).
  * The child's program is read, and must be p's. What the child changes
  * itself has an event of its own to come. A cgroup changes with no event:
  * where a rule, a key or a container looks at cgroups, the child is read
@@ -543,8 +545,8 @@ static bool fork_copies(const struct engine *e, const struct task *p, const stru
 {
 	return e->sys->read_stat && e->sys->read_exe && e->sys->read_rest && p && !p->key && program_known(p) &&
 	       !p->leader_gone && p->cgroup && p->read_ns && p->read_end_ns <= ev->timestamp_ns &&
-	       ev->parent_pid == ev->parent_tgid && !table_program_mixed(p) && !e->cgroup_rules &&
-	       containers_none();
+	       ev->parent_pid == ev->parent_tgid && !table_program_mixed(p) &&
+	       ev->timestamp_ns >= e->copy_barrier_ns && !e->cgroup_rules && containers_none();
 }
 
 /* engine_examine() for the child of a fork event, from its parent p. Where
@@ -762,6 +764,8 @@ void engine_on_event(struct engine *e, const struct procmon_event *ev)
 		/* Gone before it could be read: its children, whose fork events
 		 * follow, must not inherit what the table still says of it, nor a
 		 * clear that the new program or user ended. */
+		if (r == -ESRCH && ev->kind != PROCMON_COMM)
+			e->copy_barrier_ns = SYS(e, now_ns);
 		if (r == -ESRCH && ev->kind != PROCMON_COMM && (t = engine_task(e, ev->tgid))) {
 			t->stale = true;
 			t->cleared = false;

@@ -2191,7 +2191,9 @@ static void test_fork_copy_not_of_clone_parent_same_name(void)
  * server's program has run as two users since the child's uid change
  * (how the table learns it: at that change's event, by
  * how = 0; by a rescan after the event was lost, how = 1; by a read at
- * the event that failed, how = 2, which leaves the uid unknown): the
+ * the event that failed, how = 2, which leaves the uid unknown; the
+ * child clones the worker and then exits, how = 3, or execs another
+ * program, how = 4, before the daemon reads it at its uid change): the
  * worker is read whole. */
 static void clone_parent_same_program(int how)
 {
@@ -2211,24 +2213,29 @@ static void clone_parent_same_program(int how)
 	if (how == 1) {
 		n_events = 0; /* its event lost */
 		engine_resync(e);
-	} else {
+	} else if (how < 3) {
 		if (how == 2) {
 			read_fails = b->pid;
 			read_fails_with = -EMFILE;
 		}
 		deliver(n_events);
 	}
-	CHECK(how == 2 || has_group(b->pid, "tenants"));
+	if (how < 3)
+		CHECK(how == 2 || has_group(b->pid, "tenants"));
 	c = clone_parent_of(b, g);
 	if (!c)
 		return;
+	if (how == 3)
+		op_exit(b);
+	if (how == 4)
+		exec_as(b, "/usr/bin/other");
 	reads_of_pid = c->pid;
 	reads_of = 0;
 	deliver(n_events);
 	reads_of_pid = 0;
 	CHECK(reads_of == 1); /* read whole */
 	CHECK(c->uid == 1001 && has_group(c->pid, "tenants") && cookie_of(c) != 0);
-	CHECK(how == 2 || cookie_of(c) == cookie_of(b));
+	CHECK(how >= 2 || cookie_of(c) == cookie_of(b));
 	e = engine_free(e);
 }
 
@@ -2245,6 +2252,16 @@ static void test_fork_copy_not_of_clone_parent_other_user_rescanned(void)
 static void test_fork_copy_not_of_clone_parent_other_user_unread(void)
 {
 	clone_parent_same_program(2);
+}
+
+static void test_fork_copy_not_of_clone_parent_other_user_gone(void)
+{
+	clone_parent_same_program(3);
+}
+
+static void test_fork_copy_not_of_clone_parent_other_user_exec(void)
+{
+	clone_parent_same_program(4);
 }
 
 /* A program's entry lives as long as its processes: once the server that
@@ -3529,6 +3546,8 @@ int main(void)
 	RUN(test_fork_copy_not_of_clone_parent_other_user);
 	RUN(test_fork_copy_not_of_clone_parent_other_user_rescanned);
 	RUN(test_fork_copy_not_of_clone_parent_other_user_unread);
+	RUN(test_fork_copy_not_of_clone_parent_other_user_gone);
+	RUN(test_fork_copy_not_of_clone_parent_other_user_exec);
 	RUN(test_fork_copy_again_when_users_end);
 	RUN(test_fork_copy_not_of_renamed_clone_parent);
 	RUN(test_per_cgroup_unread_cgroup);

@@ -138,11 +138,6 @@ int engine_read(struct engine *e, pid_t pid, struct procinfo *pi, uint64_t *ret_
  * being read. A request reads and inserts apart: it authorizes between. */
 int engine_examine(struct engine *e, pid_t pid, struct procinfo *pi, struct task **ret,
 		   bool *ret_changed);
-/* A process known only by pid and start time, described like `like` (a
- * fork child: until its exec it runs the parent's program). Returns 1 when
- * it is new, 0 when the table had it already (a scan or a request saw it
- * first: it is left as it is). */
-int table_add_child(struct engine *e, pid_t pid, uint64_t start, const struct task *like, struct task **ret);
 /* Make t a member of key (group g, name): found, or created with a holder
  * (adopting adopt_tid's cookie when given). On failure t is unchanged. */
 int table_join(struct engine *e, struct task *t, const struct group *g, const char *name, pid_t adopt_tid);
@@ -152,6 +147,9 @@ void table_set_key(struct engine *e, struct task *t, struct key *k);
 void table_drop(struct engine *e, struct task *t);
 /* Has t's program run as more than one user or group (or has it no entry)? */
 bool table_program_mixed(const struct task *t);
+/* t, or a thread of it, runs its program under other ids than the table
+ * has: no child of that program is copied. */
+void table_program_other_ids(struct task *t);
 /* A read of t at its exec or id change failed: its ids are not known, and
  * neither its children's nor, should it fork with CLONE_PARENT, its
  * siblings' are; no child is copied from it or from its program. */

@@ -364,6 +364,10 @@ static void program_note(struct engine *e, struct task *t, bool ids_changed)
 	struct program *pg = t->program;
 	size_t n;
 
+	if (!t->exe) { /* a new task whose program could not be kept */
+		program_leave(e, t);
+		return;
+	}
 	if (pg && strcmp(pg->path, t->exe) != 0) {
 		if (ids_changed)
 			pg->mixed = true;
@@ -397,11 +401,16 @@ bool table_program_mixed(const struct task *t)
 	return !t->program || t->program->mixed;
 }
 
+void table_program_other_ids(struct task *t)
+{
+	if (t->program)
+		t->program->mixed = true;
+}
+
 void table_ids_unknown(struct task *t)
 {
 	t->read_ns = 0;
-	if (t->program)
-		t->program->mixed = true;
+	table_program_other_ids(t);
 }
 
 void table_drop(struct engine *e, struct task *t)
@@ -495,6 +504,7 @@ int table_upsert(struct engine *e, const struct procinfo *pi, uint64_t read_ns, 
 	t->comm[sizeof(t->comm) - 1] = '\0';
 	t->cgroup_cut = pi->cgroup_cut;
 	if (set_str(&t->exe, pi->exe, &changed) < 0 || set_str(&t->cgroup, pi->cgroup, &changed) < 0) {
+		program_note(e, t, true); /* the entry of the exe it has now */
 		table_ids_unknown(t); /* not all of it is this read's: the next event reads again */
 		t->unsettled = true; /* the task stays, unsettled: the caller retries */
 		return -ENOMEM;
@@ -515,35 +525,6 @@ int table_upsert(struct engine *e, const struct procinfo *pi, uint64_t read_ns, 
 	*ret = t;
 	*ret_changed = changed;
 	return fresh;
-}
-
-int table_add_child(struct engine *e, pid_t pid, uint64_t start, const struct task *like, struct task **ret)
-{
-	struct task *t = hashmap_get_u64(e->tasks, (uint64_t)pid);
-	bool changed = false;
-	int r;
-
-	if (t && t->start == start) {
-		*ret = t; /* seen first by a scan or a request: it is fresher */
-		return 0;
-	}
-	if (t)
-		table_drop(e, t);
-	r = task_new(e, pid, start, &t);
-	if (r < 0)
-		return r;
-	t->uid = like->uid;
-	t->gid = like->gid;
-	memcpy(t->comm, like->comm, sizeof(t->comm));
-	t->cgroup_cut = like->cgroup_cut;
-	if (set_str(&t->exe, like->exe ? like->exe : "", &changed) < 0 ||
-	    set_str(&t->cgroup, like->cgroup ? like->cgroup : "", &changed) < 0) {
-		table_drop(e, t);
-		return -ENOMEM;
-	}
-	program_note(e, t, false);
-	*ret = t;
-	return 1;
 }
 
 bool table_key_stale(const struct conf *c, const struct key *k)

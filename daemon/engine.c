@@ -756,6 +756,11 @@ void engine_on_event(struct engine *e, const struct procmon_event *ev)
 	case PROCMON_UID:
 	case PROCMON_GID:
 	case PROCMON_COMM:
+		/* A thread took ids of its own, which the process's files do not
+		 * show: a CLONE_PARENT fork by it names the process's parent. */
+		if (ev->pid != ev->tgid && (ev->kind == PROCMON_UID || ev->kind == PROCMON_GID) &&
+		    (t = engine_task(e, ev->tgid)))
+			table_program_other_ids(t);
 		if (before_request(e, ev)) {
 			unclear_before_request(e, ev);
 			break;

@@ -23,7 +23,7 @@ SETTLE=${RACE_SETTLE:-12}
 W=/tmp/$T
 SMT=/sys/devices/system/cpu/smt/control
 mkdir -p "$W"
-for b in forker execer usershell outsider; do cp /usr/libexec/coresched-tests/cs-forker "$BIN/$b"; done
+for b in forker execer usershell server outsider; do cp /usr/libexec/coresched-tests/cs-forker "$BIN/$b"; done
 cp /tests/conf-shipped/rules.d/60-containers.conf "$CFG/rules.d/"
 cat > "$CFG/coreschedd.conf" <<EOF2
 [Daemon]
@@ -54,8 +54,9 @@ setuid_shell() { L "$BIN/usershell" -u "$1:$1" 3; want=$((want + 4)); }
 # clone_parent_worker UID: a root server whose worker switches to UID and
 # clones 3 workers with CLONE_PARENT at once: the fork events name the
 # server, whose program and name they show; only their user is another
-# (the server, root, is in no key: 4 members of the 5)
-clone_parent_worker() { L "$BIN/usershell" -p -u "$1:$1" 3; want=$((want + 4)); }
+# (the server, root, is in no key: 4 members of the 5); a program of its
+# own, which no other case runs as another user
+clone_parent_worker() { L "$BIN/server" -p -u "$1:$1" 3; want=$((want + 4)); }
 # bystanders: unrelated processes of the test that must stay at 0
 bystanders() { L "$BIN/outsider" 0; L sleep 1000; }
 # mix I: the storm of the later phases, one of each kind by turns

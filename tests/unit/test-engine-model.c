@@ -635,13 +635,14 @@ static const char *const sparse_confs[] = {
 };
 static bool sparse; /* the run uses sparse_confs */
 
-/* Where p finds exe. Under sparse rules each user has its own copies, so
- * that a program runs as one user until a process of it changes uid (a
- * program that has run as two users has no child copied, which the
- * shared programs of the other runs soon all have). */
+/* Where p finds exe. Under sparse rules each user has its own copies of
+ * the programs no rule names, so that such a program runs as one user
+ * until a process of it changes uid (a program that has run as two users
+ * has no child copied, which the shared programs of the other runs soon
+ * all have); the programs the rules name are shared. */
 static void set_exe(struct fproc *p, const char *exe)
 {
-	if (sparse && p->uid != 0)
+	if (sparse && p->uid != 0 && strcmp(exe, "/usr/bin/web") != 0 && strcmp(exe, "/usr/bin/batch") != 0)
 		snprintf(p->exe, sizeof(p->exe), "/home/%u%s", (unsigned)p->uid, exe);
 	else
 		snprintf(p->exe, sizeof(p->exe), "%s", exe);
@@ -2193,7 +2194,8 @@ static void test_fork_copy_not_of_clone_parent_same_name(void)
  * how = 0; by a rescan after the event was lost, how = 1; by a read at
  * the event that failed, how = 2, which leaves the uid unknown; the
  * child clones the worker and then exits, how = 3, or execs another
- * program, how = 4, before the daemon reads it at its uid change): the
+ * program, how = 4, before the daemon reads it at its uid change; the
+ * event is lost and the rescan's read of the child fails, how = 5): the
  * worker is read whole. */
 static void clone_parent_same_program(int how)
 {
@@ -2210,8 +2212,12 @@ static void clone_parent_same_program(int how)
 	deliver(n_events);
 	b->uid = 1001;
 	emit(PROCMON_UID, b, b->pid, NULL);
-	if (how == 1) {
+	if (how == 1 || how == 5) {
 		n_events = 0; /* its event lost */
+		if (how == 5) {
+			read_fails = b->pid;
+			read_fails_with = -EMFILE;
+		}
 		engine_resync(e);
 	} else if (how < 3) {
 		if (how == 2) {
@@ -2222,6 +2228,7 @@ static void clone_parent_same_program(int how)
 	}
 	if (how < 3)
 		CHECK(how == 2 || has_group(b->pid, "tenants"));
+	read_fails = 0;
 	c = clone_parent_of(b, g);
 	if (!c)
 		return;
@@ -2235,7 +2242,7 @@ static void clone_parent_same_program(int how)
 	reads_of_pid = 0;
 	CHECK(reads_of == 1); /* read whole */
 	CHECK(c->uid == 1001 && has_group(c->pid, "tenants") && cookie_of(c) != 0);
-	CHECK(how >= 2 || cookie_of(c) == cookie_of(b));
+	CHECK(how == 2 || how == 3 || how == 5 || cookie_of(c) == cookie_of(b)); /* b in its key, or not known */
 	e = engine_free(e);
 }
 
@@ -2262,6 +2269,43 @@ static void test_fork_copy_not_of_clone_parent_other_user_gone(void)
 static void test_fork_copy_not_of_clone_parent_other_user_exec(void)
 {
 	clone_parent_same_program(4);
+}
+
+static void test_fork_copy_not_of_clone_parent_other_user_scan_failed(void)
+{
+	clone_parent_same_program(5);
+}
+
+/* A thread of the server's child takes a tenant's uid by the raw call
+ * (the process's files show the main thread's) and clones a worker with
+ * CLONE_PARENT: the worker is read whole, and has the tenant's uid. */
+static void test_fork_copy_not_of_clone_parent_thread_ids(void)
+{
+	struct fproc *g, *b, *c;
+
+	e = scenario("[Group tenants]\nMatchUser=1001\nPer=user\n");
+	if (!e)
+		return;
+	g = spawn("/usr/sbin/server", 1000);
+	deliver(n_events);
+	b = g ? fork_of(g) : NULL;
+	if (!b)
+		return;
+	op_thread(b);
+	deliver(n_events);
+	CHECK(b->th[1].alive);
+	emit(PROCMON_UID, b, b->th[1].tid, NULL); /* b's files still say 1000 */
+	c = clone_parent_of(b, g);
+	if (!c)
+		return;
+	c->uid = 1001; /* the cloning thread's */
+	reads_of_pid = c->pid;
+	reads_of = 0;
+	deliver(n_events);
+	reads_of_pid = 0;
+	CHECK(reads_of == 1);
+	CHECK(has_group(c->pid, "tenants") && cookie_of(c) != 0);
+	e = engine_free(e);
 }
 
 /* A program's entry lives as long as its processes: once the server that
@@ -3548,6 +3592,8 @@ int main(void)
 	RUN(test_fork_copy_not_of_clone_parent_other_user_unread);
 	RUN(test_fork_copy_not_of_clone_parent_other_user_gone);
 	RUN(test_fork_copy_not_of_clone_parent_other_user_exec);
+	RUN(test_fork_copy_not_of_clone_parent_other_user_scan_failed);
+	RUN(test_fork_copy_not_of_clone_parent_thread_ids);
 	RUN(test_fork_copy_again_when_users_end);
 	RUN(test_fork_copy_not_of_renamed_clone_parent);
 	RUN(test_per_cgroup_unread_cgroup);

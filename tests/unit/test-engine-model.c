@@ -2094,6 +2094,25 @@ static struct fproc *clone_parent_of(struct fproc *b, struct fproc *g)
 	return c;
 }
 
+/* A scenario under conf_text with a process of exe as uid, taken, and a
+ * child it forks, not yet taken: the child, *ret_parent its parent (NULL
+ * when something failed). */
+static struct fproc *parent_and_child(const char *conf_text, const char *exe, uid_t uid, struct fproc **ret_parent)
+{
+	struct fproc *p;
+
+	*ret_parent = NULL;
+	e = scenario(conf_text);
+	if (!e)
+		return NULL;
+	p = spawn(exe, uid);
+	deliver(n_events);
+	if (!p)
+		return NULL;
+	*ret_parent = p;
+	return fork_of(p);
+}
+
 /* A keyless shell's child execs a member, which clones a worker with
  * CLONE_PARENT: the kernel names the shell as the worker's parent, but the
  * worker runs the member's program. Its name is not the shell's: it is
@@ -2102,12 +2121,7 @@ static void test_fork_copy_not_of_clone_parent(void)
 {
 	struct fproc *sh, *b, *c;
 
-	e = scenario("[Daemon]\nUnmatchedExec=clear\n[Group web]\nMatchExe=/usr/bin/web\n");
-	if (!e)
-		return;
-	sh = spawn("/bin/sh", 1000);
-	deliver(n_events);
-	b = sh ? fork_of(sh) : NULL;
+	b = parent_and_child("[Daemon]\nUnmatchedExec=clear\n[Group web]\nMatchExe=/usr/bin/web\n", "/bin/sh", 1000, &sh);
 	if (!b)
 		return;
 	exec_as(b, "/usr/bin/web");
@@ -2154,12 +2168,7 @@ static void clone_parent_tenant(bool same_name)
 {
 	struct fproc *g, *b, *c;
 
-	e = scenario("[Daemon]\nUnmatchedExec=clear\n[Group tenants]\nMatchUser=1001\nPer=user\n");
-	if (!e)
-		return;
-	g = spawn("/usr/bin/python3", 1000);
-	deliver(n_events);
-	b = g ? fork_of(g) : NULL;
+	b = parent_and_child("[Daemon]\nUnmatchedExec=clear\n[Group tenants]\nMatchUser=1001\nPer=user\n", "/usr/bin/python3", 1000, &g);
 	if (!b)
 		return;
 	if (same_name) {
@@ -2201,12 +2210,7 @@ static void clone_parent_same_program(int how)
 {
 	struct fproc *g, *b, *c;
 
-	e = scenario("[Daemon]\nUnmatchedExec=clear\n[Group tenants]\nMatchUser=1001\nPer=user\n");
-	if (!e)
-		return;
-	g = spawn("/usr/sbin/server", 1000);
-	deliver(n_events);
-	b = g ? fork_of(g) : NULL;
+	b = parent_and_child("[Daemon]\nUnmatchedExec=clear\n[Group tenants]\nMatchUser=1001\nPer=user\n", "/usr/sbin/server", 1000, &g);
 	if (!b)
 		return;
 	deliver(n_events);
@@ -2283,12 +2287,7 @@ static void test_fork_copy_not_of_clone_parent_thread_ids(void)
 {
 	struct fproc *g, *b, *c;
 
-	e = scenario("[Group tenants]\nMatchUser=1001\nPer=user\n");
-	if (!e)
-		return;
-	g = spawn("/usr/sbin/server", 1000);
-	deliver(n_events);
-	b = g ? fork_of(g) : NULL;
+	b = parent_and_child("[Group tenants]\nMatchUser=1001\nPer=user\n", "/usr/sbin/server", 1000, &g);
 	if (!b)
 		return;
 	op_thread(b);
@@ -2317,12 +2316,7 @@ static void test_fork_copy_again_when_users_end(void)
 	struct fproc *g, *b, *c, *g2, *c2;
 	unsigned long before;
 
-	e = scenario("[Group tenants]\nMatchUser=1001\nPer=user\n");
-	if (!e)
-		return;
-	g = spawn("/usr/sbin/server", 1000);
-	deliver(n_events);
-	b = g ? fork_of(g) : NULL;
+	b = parent_and_child("[Group tenants]\nMatchUser=1001\nPer=user\n", "/usr/sbin/server", 1000, &g);
 	if (!b)
 		return;
 	b->uid = 1001;
@@ -3437,12 +3431,7 @@ static void test_scan_child_of_sticky_per_process_member(void)
 	struct fproc *p, *c;
 	const struct task *tp, *tc;
 
-	e = scenario("[Group sandbox]\nMatchExe=/usr/bin/sandbox\nPer=process\n");
-	if (!e)
-		return;
-	p = spawn("/usr/bin/sandbox", 0);
-	deliver(n_events);
-	c = p ? fork_of(p) : NULL;
+	c = parent_and_child("[Group sandbox]\nMatchExe=/usr/bin/sandbox\nPer=process\n", "/usr/bin/sandbox", 0, &p);
 	if (!c)
 		return;
 	exec_as(p, "/usr/bin/helper");

@@ -67,7 +67,9 @@ static int parse_number(const char *value, long long *ret)
 	return 0;
 }
 
-static int parse_ranged(struct conf_loader *ld, const struct conf_key *k, const char *value, long long *ret)
+/* A number within min..max, or (off) 0 too; "" is the default. */
+static int parse_ranged_or_off(struct conf_loader *ld, const struct conf_key *k, const char *value, bool off,
+			       long long *ret)
 {
 	long long v;
 
@@ -77,10 +79,18 @@ static int parse_ranged(struct conf_loader *ld, const struct conf_key *k, const 
 	}
 	if (parse_number(value, &v) < 0)
 		return conf_fail(ld, "%s: invalid number '%s'", k->name, value);
-	if (v < k->min || v > k->max)
-		return conf_fail(ld, "%s: value '%s' out of range %lld..%lld", k->name, value, k->min, k->max);
+	if (off && v == 0)
+		;
+	else if (v < k->min || v > k->max)
+		return conf_fail(ld, off ? "%s: value '%s' out of range (0 or %lld..%lld)" : "%s: value '%s' out of range %lld..%lld",
+				 k->name, value, k->min, k->max);
 	*ret = v;
 	return 0;
+}
+
+static int parse_ranged(struct conf_loader *ld, const struct conf_key *k, const char *value, long long *ret)
+{
+	return parse_ranged_or_off(ld, k, value, false, ret);
 }
 
 static int parse_uint(struct conf_loader *ld, const struct conf_key *k, void *base, const char *value)
@@ -267,18 +277,12 @@ static int parse_bytes(struct conf_loader *ld, const struct conf_key *k, void *b
 /* A number that is 0 (off) or within min..max. */
 static int parse_uint_or_off(struct conf_loader *ld, const struct conf_key *k, void *base, const char *value)
 {
-	long long v;
+	long long v = 0;
+	int r = parse_ranged_or_off(ld, k, value, true, &v);
 
-	if (!*value) {
-		*FIELD(base, k, unsigned) = (unsigned)k->def;
-		return 0;
-	}
-	if (parse_number(value, &v) < 0)
-		return conf_fail(ld, "%s: invalid number '%s'", k->name, value);
-	if (v != 0 && (v < k->min || v > k->max))
-		return conf_fail(ld, "%s: value '%s' out of range (0 or %lld..%lld)", k->name, value, k->min, k->max);
-	*FIELD(base, k, unsigned) = (unsigned)v;
-	return 0;
+	if (r == 0)
+		*FIELD(base, k, unsigned) = (unsigned)v;
+	return r;
 }
 
 static int parse_description(struct conf_loader *ld, const struct conf_key *k, void *base, const char *value)

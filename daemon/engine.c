@@ -769,11 +769,12 @@ void engine_on_event(struct engine *e, const struct procmon_event *ev)
 		/* Gone before it could be read: its children, whose fork events
 		 * follow, must not inherit what the table still says of it, nor a
 		 * clear that the new program or user ended. */
-		if (r == -ESRCH && ev->kind != PROCMON_COMM)
+		if (r == -ESRCH && ev->kind != PROCMON_COMM) {
 			e->copy_barrier_ns = SYS(e, now_ns);
-		if (r == -ESRCH && ev->kind != PROCMON_COMM && (t = engine_task(e, ev->tgid))) {
-			t->stale = true;
-			t->cleared = false;
+			if ((t = engine_task(e, ev->tgid))) {
+				t->stale = true;
+				t->cleared = false;
+			}
 		} else if (r < 0 && ev->kind != PROCMON_COMM && (t = engine_task(e, ev->tgid)))
 			table_ids_unknown(t); /* what it read is older than the change: no child is copied */
 		break;

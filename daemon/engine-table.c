@@ -10,9 +10,9 @@
  *    and MaxKeys counts live keys only;
  *  - a stale key (reload) leaves the name map at once but is freed only
  *    with its last member;
- *  - a task's ->program is the entry of its ->exe (or NULL, when that
- *    entry could not be made), program->tasks counts the tasks it is the
- *    entry of, and an entry lives exactly as long as it has tasks. */
+ *  - a task's ->exe is its ->program's path, set and cleared with it (both
+ *    NULL when no entry could be made), program->tasks counts the tasks it
+ *    is the entry of, and an entry lives exactly as long as it has tasks. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -347,53 +347,54 @@ static void program_leave(struct engine *e, struct task *t)
 	struct program *pg = t->program;
 
 	t->program = NULL;
+	t->exe = NULL;
 	if (pg && --pg->tasks == 0) {
 		hashmap_remove_str(e->programs, pg->path);
 		free(pg);
 	}
 }
 
-/* t runs t->exe as t->uid and t->gid, since a read or a fork: its entry
- * notes that. Without memory for one, t has none, which copies nothing.
+/* t runs exe as t->uid and t->gid, since a read or a fork: its entry
+ * notes that, and becomes t's (*changed when it is another). Without
+ * memory for one, t has none, which copies nothing, and no exe.
  * A read that finds both another program and other ids (ids_changed)
  * cannot tell which came first: t may have run its old program under the
  * new ids (a uid change, a CLONE_PARENT fork, then an exec, all before
  * the read), and the old program's entry notes that too. */
-static void program_note(struct engine *e, struct task *t, bool ids_changed)
+static int program_note(struct engine *e, struct task *t, const char *exe, bool ids_changed, bool *changed)
 {
 	struct program *pg = t->program;
 	size_t n;
 
-	if (!t->exe) { /* a new task whose program could not be kept */
-		program_leave(e, t);
-		return;
-	}
-	if (pg && strcmp(pg->path, t->exe) != 0) {
+	if (pg && strcmp(pg->path, exe) != 0) {
 		if (ids_changed)
 			pg->mixed = true;
 		program_leave(e, t);
 		pg = NULL;
 	}
 	if (!pg) {
-		pg = hashmap_get_str(e->programs, t->exe);
+		*changed = true;
+		pg = hashmap_get_str(e->programs, exe);
 		if (!pg) {
-			n = strlen(t->exe) + 1;
+			n = strlen(exe) + 1;
 			pg = sc_fault("program") < 0 ? NULL : calloc(1, sizeof(*pg) + n);
 			if (!pg)
-				return;
-			memcpy(pg->path, t->exe, n);
+				return -ENOMEM;
+			memcpy(pg->path, exe, n);
 			pg->uid = t->uid;
 			pg->gid = t->gid;
 			if (hashmap_put_str(e->programs, pg->path, pg) < 0) {
 				free(pg);
-				return;
+				return -ENOMEM;
 			}
 		}
 		pg->tasks++;
 		t->program = pg;
+		t->exe = pg->path;
 	}
 	if (pg->uid != t->uid || pg->gid != t->gid)
 		pg->mixed = true;
+	return 0;
 }
 
 bool table_program_mixed(const struct task *t)
@@ -420,7 +421,6 @@ void table_drop(struct engine *e, struct task *t)
 	hashmap_remove_u64(e->tasks, (uint64_t)t->pid);
 	set_key(e, t, NULL, false);
 	program_leave(e, t);
-	free(t->exe);
 	free(t->cgroup);
 	free(t->want);
 	free(t->prev);
@@ -503,13 +503,11 @@ int table_upsert(struct engine *e, const struct procinfo *pi, uint64_t read_ns, 
 	memcpy(t->comm, pi->comm, sizeof(t->comm));
 	t->comm[sizeof(t->comm) - 1] = '\0';
 	t->cgroup_cut = pi->cgroup_cut;
-	if (set_str(&t->exe, pi->exe, &changed) < 0 || set_str(&t->cgroup, pi->cgroup, &changed) < 0) {
-		program_note(e, t, true); /* the entry of the exe it has now */
+	if (program_note(e, t, pi->exe, ids_changed, &changed) < 0 || set_str(&t->cgroup, pi->cgroup, &changed) < 0) {
 		table_ids_unknown(t); /* not all of it is this read's: the next event reads again */
 		t->unsettled = true; /* the task stays, unsettled: the caller retries */
 		return -ENOMEM;
 	}
-	program_note(e, t, ids_changed);
 	t->read_ns = read_ns;
 	t->read_end_ns = SYS(e, now_ns);
 	if (changed)

@@ -51,8 +51,11 @@ struct task {
 	uid_t uid;
 	gid_t gid;
 	char comm[16];
-	char *exe;
-	struct program *program; /* the entry of exe, which counts its users (engine-table.c) */
+	/* The path this process runs: its program entry's own (engine-table.c),
+	 * which counts the entry's users; both NULL until a read or fork made
+	 * one, or when memory for one ran out. */
+	const char *exe;
+	struct program *program;
 	char *cgroup;
 	bool cgroup_cut;     /* the kernel cut its path: cgroup is an ancestor of its own */
 	enum origin origin;

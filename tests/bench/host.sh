@@ -102,9 +102,23 @@ dstop() { kill "$DPID" 2>/dev/null; wait "$DPID" 2>/dev/null; DPID=; }
 fstart() {
 	nice -n "${FNICE:-0}" cs-floor --dry-run --rcvbuf "$RCVBUF" "$1" > "$B/floor.out" 2> "$B/floor.err" &
 	FPID=$!
-	local i=0
-	while ! grep -q ready "$B/floor.out" && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
-	grep -q ready "$B/floor.out" || { note "cs-floor did not start: $(cat "$B/floor.err")"; return 1; }
+	local i=0 how
+	while ! grep -qs ready "$B/floor.out" && kill -0 "$FPID" 2>/dev/null && [ $i -lt 100 ]; do
+		sleep 0.1; i=$((i + 1))
+	done
+	grep -qs ready "$B/floor.out" && return 0
+	if kill -0 "$FPID" 2>/dev/null; then
+		how="still not subscribed after 10 s (state $(awk '{ print $3 }' /proc/"$FPID"/stat 2>/dev/null),"
+		how="$how in $(cat /proc/"$FPID"/wchan 2>/dev/null))"
+		kill "$FPID" 2>/dev/null
+		wait "$FPID" 2>/dev/null
+	else
+		wait "$FPID"
+		how="exit status $?"
+	fi
+	FPID=
+	note "cs-floor did not start: $how: $(cat "$B/floor.err")"
+	return 1
 }
 fstop() {
 	kill "$FPID" 2>/dev/null; wait "$FPID" 2>/dev/null; FPID=

@@ -145,8 +145,9 @@ int table_join(struct engine *e, struct task *t, const struct group *g, const ch
  * leaves is released there and then. */
 void table_set_key(struct engine *e, struct task *t, struct key *k);
 void table_drop(struct engine *e, struct task *t);
-/* Has t's program run as more than one user or group (or has it no entry)? */
-bool table_program_mixed(const struct task *t);
+/* Has t's program run as more than one user or group (or has it no entry)?
+ * A program whose file is gone counts what ran under its old name too. */
+bool table_program_mixed(const struct engine *e, const struct task *t);
 /* t, or a thread of it, runs its program under other ids than the table
  * has: no child of that program is copied. */
 void table_program_other_ids(struct task *t);

@@ -14,6 +14,7 @@
  *    NULL when no entry could be made), program->tasks counts the tasks it
  *    is the entry of, and an entry lives exactly as long as it has tasks. */
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -397,9 +398,26 @@ static int program_note(struct engine *e, struct task *t, const char *exe, bool 
 	return 0;
 }
 
-bool table_program_mixed(const struct task *t)
+/* The kernel names a program whose file was removed or replaced while it
+ * ran "PATH (deleted)", from then on: a process read before that has
+ * the entry of PATH, one read after it the other. */
+#define DELETED_SUFFIX " (deleted)"
+
+bool table_program_mixed(const struct engine *e, const struct task *t)
 {
-	return !t->program || t->program->mixed;
+	const struct program *pg = t->program, *before;
+	size_t n, k = sizeof(DELETED_SUFFIX) - 1;
+	char path[PATH_MAX];
+
+	if (!pg || pg->mixed)
+		return true;
+	n = strlen(pg->path);
+	if (n <= k || n - k >= sizeof(path) || strcmp(pg->path + n - k, DELETED_SUFFIX) != 0)
+		return false;
+	memcpy(path, pg->path, n - k);
+	path[n - k] = '\0';
+	before = hashmap_get_str(e->programs, path);
+	return before && (before->mixed || before->uid != pg->uid || before->gid != pg->gid);
 }
 
 void table_program_other_ids(struct task *t)

@@ -545,7 +545,7 @@ static bool fork_copies(const struct engine *e, const struct task *p, const stru
 {
 	return e->sys->read_stat && e->sys->read_exe && e->sys->read_rest && p && !p->key && program_known(p) &&
 	       !p->leader_gone && p->cgroup && p->read_ns && p->read_end_ns <= ev->timestamp_ns &&
-	       ev->parent_pid == ev->parent_tgid && !table_program_mixed(p) &&
+	       ev->parent_pid == ev->parent_tgid && !table_program_mixed(e, p) &&
 	       ev->timestamp_ns >= e->copy_barrier_ns && !e->cgroup_rules && containers_none();
 }
 

@@ -2280,6 +2280,42 @@ static void test_fork_copy_not_of_clone_parent_other_user_scan_failed(void)
 	clone_parent_same_program(5);
 }
 
+/* The server's binary is replaced while it runs (a package upgrade):
+ * the kernel names its exe "/usr/sbin/server (deleted)" from then on. The
+ * server is read again (an id change to the ids it had); its worker, which
+ * took a tenant's uid before the upgrade, is not, and clones a process
+ * with CLONE_PARENT that shows the server's new exe string and name. The
+ * program has run as two users under its old name: the clone is read
+ * whole, not copied with the server's uid (which would leave it untagged
+ * had it been cloned before the daemon tagged the worker). */
+static void test_fork_copy_not_of_clone_parent_replaced_binary(void)
+{
+	struct fproc *g, *b, *c;
+
+	b = parent_and_child("[Group tenants]\nMatchUser=1001\nPer=user\n", "/usr/sbin/server", 1000, &g);
+	if (!b)
+		return;
+	b->uid = 1001;
+	emit(PROCMON_UID, b, b->pid, NULL);
+	deliver(n_events);
+	CHECK(has_group(b->pid, "tenants"));
+	snprintf(g->exe, sizeof(g->exe), "/usr/sbin/server (deleted)");
+	snprintf(b->exe, sizeof(b->exe), "/usr/sbin/server (deleted)");
+	emit(PROCMON_UID, g, g->pid, NULL); /* the same uid, set again */
+	deliver(n_events);
+	CHECK(!has_group(g->pid, "tenants"));
+	c = clone_parent_of(b, g);
+	if (!c)
+		return;
+	reads_of_pid = c->pid;
+	reads_of = 0;
+	deliver(n_events);
+	reads_of_pid = 0;
+	CHECK(reads_of == 1); /* read whole */
+	CHECK(c->uid == 1001 && has_group(c->pid, "tenants") && cookie_of(c) != 0 && cookie_of(c) == cookie_of(b));
+	e = engine_free(e);
+}
+
 /* A thread of the server's child takes a tenant's uid by the raw call
  * (the process's files show the main thread's) and clones a worker with
  * CLONE_PARENT: the worker is read whole, and has the tenant's uid. */
@@ -3577,6 +3613,7 @@ int main(void)
 	RUN(test_fork_copy_not_after_failed_scan);
 	RUN(test_fork_copy_not_of_clone_parent_same_name);
 	RUN(test_fork_copy_not_of_clone_parent_other_user);
+	RUN(test_fork_copy_not_of_clone_parent_replaced_binary);
 	RUN(test_fork_copy_not_of_clone_parent_other_user_rescanned);
 	RUN(test_fork_copy_not_of_clone_parent_other_user_unread);
 	RUN(test_fork_copy_not_of_clone_parent_other_user_gone);

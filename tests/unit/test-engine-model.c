@@ -2280,6 +2280,21 @@ static void test_fork_copy_not_of_clone_parent_other_user_scan_failed(void)
 	clone_parent_same_program(5);
 }
 
+/* A server (uid 1000) of its own program and its child, which took a
+ * tenant's uid (1001), both taken, under a tenants group: the child, *g
+ * the server (NULL when something failed). */
+static struct fproc *server_and_tenant_worker(struct fproc **g)
+{
+	struct fproc *b = parent_and_child("[Group tenants]\nMatchUser=1001\nPer=user\n", "/usr/sbin/server", 1000, g);
+
+	if (!b)
+		return NULL;
+	b->uid = 1001;
+	emit(PROCMON_UID, b, b->pid, NULL);
+	deliver(n_events);
+	return b;
+}
+
 /* The server's binary is replaced while it runs (a package upgrade):
  * the kernel names its exe "/usr/sbin/server (deleted)" from then on. The
  * server is read again (an id change to the ids it had); its worker, which
@@ -2292,12 +2307,9 @@ static void test_fork_copy_not_of_clone_parent_replaced_binary(void)
 {
 	struct fproc *g, *b, *c;
 
-	b = parent_and_child("[Group tenants]\nMatchUser=1001\nPer=user\n", "/usr/sbin/server", 1000, &g);
+	b = server_and_tenant_worker(&g);
 	if (!b)
 		return;
-	b->uid = 1001;
-	emit(PROCMON_UID, b, b->pid, NULL);
-	deliver(n_events);
 	CHECK(has_group(b->pid, "tenants"));
 	snprintf(g->exe, sizeof(g->exe), "/usr/sbin/server (deleted)");
 	snprintf(b->exe, sizeof(b->exe), "/usr/sbin/server (deleted)");
@@ -2352,12 +2364,9 @@ static void test_fork_copy_again_when_users_end(void)
 	struct fproc *g, *b, *c, *g2, *c2;
 	unsigned long before;
 
-	b = parent_and_child("[Group tenants]\nMatchUser=1001\nPer=user\n", "/usr/sbin/server", 1000, &g);
+	b = server_and_tenant_worker(&g);
 	if (!b)
 		return;
-	b->uid = 1001;
-	emit(PROCMON_UID, b, b->pid, NULL);
-	deliver(n_events);
 	c = fork_of(g);
 	before = stat_reads;
 	deliver(n_events);

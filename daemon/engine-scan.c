@@ -271,6 +271,12 @@ void engine_retry_unsettled(struct engine *e)
 		}
 		if (!t->unsettled)
 			continue;
+		/* What the table says of it is not all one read's (the read
+		 * failed part way): it is read again, not judged by that. */
+		if (t->stale) {
+			(void)engine_reread(e, t->pid);
+			continue;
+		}
 		if (t->cookie == COOKIE_UNKNOWN && SYS(e, cookie_get, t->pid, &t->cookie) < 0)
 			t->cookie = COOKIE_UNKNOWN;
 		(void)engine_evaluate(e, t, false);

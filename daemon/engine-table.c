@@ -523,6 +523,7 @@ int table_upsert(struct engine *e, const struct procinfo *pi, uint64_t read_ns, 
 	t->cgroup_cut = pi->cgroup_cut;
 	if (program_note(e, t, pi->exe, ids_changed, &changed) < 0 || set_str(&t->cgroup, pi->cgroup, &changed) < 0) {
 		table_ids_unknown(t); /* not all of it is this read's: the next event reads again */
+		t->stale = true;      /* and so does the retry of the unsettled */
 		t->unsettled = true; /* the task stays, unsettled: the caller retries */
 		return -ENOMEM;
 	}

@@ -514,6 +514,11 @@ static int handle_process(struct engine *e, pid_t pid, bool new_program, uint64_
 	return r < 0 && r != -ECHILD ? r : 0;
 }
 
+int engine_reread(struct engine *e, pid_t pid)
+{
+	return handle_process(e, pid, false, 0);
+}
+
 /* Does the table say what p runs (no exec or uid change of it gone
  * unread: its children's fork events, taken in order, were before it)? */
 static bool program_known(const struct task *p)

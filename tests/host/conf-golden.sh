@@ -85,10 +85,10 @@ fi
 # The configuration fuzzer's dictionary names every key the parser knows
 # (daemon/conf-keys.c's tables), so that mutations reach each one.
 missing=
-for k in $(grep -o '[DG]("[A-Za-z]*"' "$top/daemon/conf-keys.c" | sed 's/.*("\(.*\)"/\1/' | sort -u); do
+for k in $(grep -o '[CDG]("[A-Za-z]*"' "$top/daemon/conf-keys.c" | sed 's/.*("\(.*\)"/\1/' | sort -u); do
 	grep -q "=\"$k=\"\$" "$top/tests/fuzz/conf.dict" || missing="$missing $k"
 done
-if [ -z "$(grep -o '[DG]("[A-Za-z]*"' "$top/daemon/conf-keys.c")" ]; then
+if [ -z "$(grep -o '[CDG]("[A-Za-z]*"' "$top/daemon/conf-keys.c")" ]; then
 	fail fuzz-dict "no key found in daemon/conf-keys.c"
 elif [ -n "$missing" ]; then
 	fail fuzz-dict "tests/fuzz/conf.dict lacks:$missing"

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static int unit_case_failed;
@@ -29,8 +30,11 @@ static int unit_total_failed;
 		}                                                                 \
 	} while (0)
 
+/* UNIT_ONLY=NAME in the environment runs only the test named NAME. */
 #define RUN(fn)                                                                     \
 	do {                                                                        \
+		if (getenv("UNIT_ONLY") && strcmp(getenv("UNIT_ONLY"), #fn) != 0)  \
+			break;                                                      \
 		unit_case_failed = 0;                                               \
 		fn();                                                               \
 		printf("%s: unit/%s\n", unit_case_failed ? "FAIL" : "PASS", #fn); \

@@ -191,10 +191,10 @@ void table_free_all(struct engine *e);
 
 void engine_process_key_name(const struct task *t, char *buf, size_t size);
 void engine_key_name_for(const struct group *g, const struct task *t, char *buf, size_t size);
-/* Read pid again and run it through policy, as at an event of it that
- * the table could not take (a read that failed part way, an event that
- * came too late): what engine_retry_unsettled() does for a stale task. */
-int engine_reread(struct engine *e, pid_t pid);
+/* Read t again and run it through policy, as at the event whose read
+ * failed (t->unread_ns; 0: none), or after a read that failed part way:
+ * what engine_retry_unsettled() does for a stale task. t may be freed. */
+int engine_reread(struct engine *e, struct task *t);
 /* Does the child pi describes still run what its parent p runs (no exec or
  * uid change on either side since the fork, as far as can be told)? */
 bool engine_same_program(const struct task *p, const struct procinfo *pi);

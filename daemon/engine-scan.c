@@ -274,7 +274,7 @@ void engine_retry_unsettled(struct engine *e)
 		/* What the table says of it is not all one read's (the read
 		 * failed part way): it is read again, not judged by that. */
 		if (t->stale) {
-			(void)engine_reread(e, t->pid);
+			(void)engine_reread(e, t);
 			continue;
 		}
 		if (t->cookie == COOKIE_UNKNOWN && SYS(e, cookie_get, t->pid, &t->cookie) < 0)

@@ -514,9 +514,17 @@ static int handle_process(struct engine *e, pid_t pid, bool new_program, uint64_
 	return r < 0 && r != -ECHILD ? r : 0;
 }
 
-int engine_reread(struct engine *e, pid_t pid)
+int engine_reread(struct engine *e, struct task *t)
 {
-	return handle_process(e, pid, false, 0);
+	uint64_t at = t->unread_ns;
+	int r;
+
+	/* As at the event whose read failed: a placement now ends the
+	 * window it opened, and dates what the process runs. */
+	e->event_ns = at;
+	r = handle_process(e, t->pid, false, at);
+	e->event_ns = 0;
+	return r;
 }
 
 /* Does the table say what p runs (no exec or uid change of it gone
@@ -780,8 +788,14 @@ void engine_on_event(struct engine *e, const struct procmon_event *ev)
 				t->stale = true;
 				t->cleared = false;
 			}
-		} else if (r < 0 && ev->kind != PROCMON_COMM && (t = engine_task(e, ev->tgid)))
+		} else if (r < 0 && ev->kind != PROCMON_COMM && (t = engine_task(e, ev->tgid))) {
 			table_ids_unknown(t); /* what it read is older than the change: no child is copied */
+			/* What the event says stands: a new program or user ends a
+			 * clear, and the retry reads it again as of the event. */
+			t->cleared = false;
+			exposure_forget(t);
+			t->unread_ns = ev->timestamp_ns;
+		}
 		break;
 	case PROCMON_EXIT:
 		if (!before_request(e, ev)) /* the request saw it alive after this */

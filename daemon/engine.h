@@ -80,6 +80,7 @@ struct task {
 	bool scan_unsure;    /* ...but events were lost since, its fork's among them maybe */
 	sc_cookie scan_cookie; /* ...the cookie it carried when that scan read it */
 	uint64_t since_ns;   /* runs its program, as its user, since this event (0: not known) */
+	uint64_t unread_ns;  /* an exec or id change whose read failed, to read again (0: none) */
 	uint64_t read_ns;    /* its fields come from a /proc read begun then (0: not read) */
 	uint64_t read_end_ns; /* ...and ended no later than this: nothing since is in them */
 	bool prev_session;   /* prev was a session's placement: its children are the rules' */

@@ -2026,6 +2026,21 @@ static void test_fork_copy_not_of_unread_exe(void)
 	e = engine_free(e);
 }
 
+/* A scenario under conf_text with a process of exe as uid, taken: the
+ * process, NULL when something failed (e is NULL too when the scenario
+ * could not be made). */
+static struct fproc *scenario_with(const char *conf_text, const char *exe, uid_t uid)
+{
+	struct fproc *p;
+
+	e = scenario(conf_text);
+	if (!e)
+		return NULL;
+	p = spawn(exe, uid);
+	deliver(n_events);
+	return p;
+}
+
 /* The read at a keyless shell's change to a tenant's uid fails (not
  * ESRCH: EIO, EMFILE): a child forked after it is read whole, not copied
  * with the uid of the read before. */
@@ -2033,11 +2048,7 @@ static void test_fork_copy_not_after_failed_read(void)
 {
 	struct fproc *p, *c;
 
-	e = scenario("[Group tenants]\nMatchUser=1001\nPer=user\n");
-	if (!e)
-		return;
-	p = spawn("/bin/sh", 1000);
-	deliver(n_events);
+	p = scenario_with("[Group tenants]\nMatchUser=1001\nPer=user\n", "/bin/sh", 1000);
 	if (!p)
 		return;
 	p->uid = 1001;
@@ -2057,11 +2068,7 @@ static void test_fork_copy_not_by_other_thread(void)
 {
 	struct fproc *p, *c;
 
-	e = scenario("[Group tenants]\nMatchUser=1001\nPer=user\n");
-	if (!e)
-		return;
-	p = spawn("/usr/sbin/server", 0);
-	deliver(n_events);
+	p = scenario_with("[Group tenants]\nMatchUser=1001\nPer=user\n", "/usr/sbin/server", 0);
 	if (!p)
 		return;
 	op_thread(p);
@@ -2102,11 +2109,7 @@ static struct fproc *parent_and_child(const char *conf_text, const char *exe, ui
 	struct fproc *p;
 
 	*ret_parent = NULL;
-	e = scenario(conf_text);
-	if (!e)
-		return NULL;
-	p = spawn(exe, uid);
-	deliver(n_events);
+	p = scenario_with(conf_text, exe, uid);
 	if (!p)
 		return NULL;
 	*ret_parent = p;
@@ -2142,11 +2145,7 @@ static void test_fork_copy_not_after_failed_scan(void)
 {
 	struct fproc *p, *c;
 
-	e = scenario("[Group tenants]\nMatchUser=1001\nPer=user\n");
-	if (!e)
-		return;
-	p = spawn("/bin/sh", 1000);
-	deliver(n_events);
+	p = scenario_with("[Group tenants]\nMatchUser=1001\nPer=user\n", "/bin/sh", 1000);
 	if (!p)
 		return;
 	p->uid = 1001;
@@ -2340,11 +2339,7 @@ static void test_program_entry_fails_at_exec(void)
 	for (int cleared = 0; cleared < 2; cleared++) {
 		struct fproc *p;
 
-		e = scenario("[Group web]\nMatchExe=/usr/bin/web\n");
-		if (!e)
-			return;
-		p = spawn("/bin/sh", 1000);
-		deliver(n_events);
+		p = scenario_with("[Group web]\nMatchExe=/usr/bin/web\n", "/bin/sh", 1000);
 		if (!p)
 			return;
 		CHECK(!cleared || engine_clear(e, p->pid) == 0);
@@ -2981,11 +2976,7 @@ static void test_child_forked_before_parent_exec_seen(void)
 {
 	struct fproc *p, *h;
 
-	e = scenario("[Group web]\nMatchExe=/usr/bin/web\n");
-	if (!e)
-		return;
-	p = spawn("/usr/bin/helper", 0);
-	deliver(n_events);
+	p = scenario_with("[Group web]\nMatchExe=/usr/bin/web\n", "/usr/bin/helper", 0);
 	if (!p)
 		return;
 	p = fork_of(p);

@@ -747,6 +747,30 @@ static void unclear_before_request(struct engine *e, const struct procmon_event 
 		t->prev_uncleared_ns = ev->timestamp_ns;
 }
 
+/* The exec or id change ev reports could not be read (r): what the event
+ * says stands all the same, and a new program or user ends a clear. Gone
+ * before the read (ESRCH): its children, whose fork events follow, must
+ * not inherit what the table still says of it. Otherwise what the table
+ * read is older than the change (no child is copied), and the retry
+ * reads it again as of the event. */
+static void change_unread(struct engine *e, const struct procmon_event *ev, int r)
+{
+	struct task *t = engine_task(e, ev->tgid);
+
+	if (r == -ESRCH)
+		e->copy_barrier_ns = SYS(e, now_ns);
+	if (!t)
+		return;
+	t->cleared = false;
+	if (r == -ESRCH) {
+		t->stale = true;
+		return;
+	}
+	table_ids_unknown(t);
+	exposure_forget(t);
+	t->unread_ns = ev->timestamp_ns;
+}
+
 void engine_on_event(struct engine *e, const struct procmon_event *ev)
 {
 	struct task *t;
@@ -779,23 +803,8 @@ void engine_on_event(struct engine *e, const struct procmon_event *ev)
 			break;
 		}
 		r = handle_process(e, ev->tgid, ev->kind != PROCMON_COMM, ev->timestamp_ns);
-		/* Gone before it could be read: its children, whose fork events
-		 * follow, must not inherit what the table still says of it, nor a
-		 * clear that the new program or user ended. */
-		if (r == -ESRCH && ev->kind != PROCMON_COMM) {
-			e->copy_barrier_ns = SYS(e, now_ns);
-			if ((t = engine_task(e, ev->tgid))) {
-				t->stale = true;
-				t->cleared = false;
-			}
-		} else if (r < 0 && ev->kind != PROCMON_COMM && (t = engine_task(e, ev->tgid))) {
-			table_ids_unknown(t); /* what it read is older than the change: no child is copied */
-			/* What the event says stands: a new program or user ends a
-			 * clear, and the retry reads it again as of the event. */
-			t->cleared = false;
-			exposure_forget(t);
-			t->unread_ns = ev->timestamp_ns;
-		}
+		if (r < 0 && ev->kind != PROCMON_COMM)
+			change_unread(e, ev, r);
 		break;
 	case PROCMON_EXIT:
 		if (!before_request(e, ev)) /* the request saw it alive after this */

@@ -85,10 +85,11 @@ fi
 # The configuration fuzzer's dictionary names every key the parser knows
 # (daemon/conf-keys.c's tables), so that mutations reach each one.
 missing=
-for k in $(grep -o '[CDG]("[A-Za-z]*"' "$top/daemon/conf-keys.c" | sed 's/.*("\(.*\)"/\1/' | sort -u); do
+keys=$(grep -o '[CDG]("[A-Za-z]*"' "$top/daemon/conf-keys.c" | sed 's/.*("\(.*\)"/\1/' | sort -u)
+for k in $keys; do
 	grep -q "=\"$k=\"\$" "$top/tests/fuzz/conf.dict" || missing="$missing $k"
 done
-if [ -z "$(grep -o '[CDG]("[A-Za-z]*"' "$top/daemon/conf-keys.c")" ]; then
+if [ -z "$keys" ]; then
 	fail fuzz-dict "no key found in daemon/conf-keys.c"
 elif [ -n "$missing" ]; then
 	fail fuzz-dict "tests/fuzz/conf.dict lacks:$missing"

@@ -23,12 +23,16 @@
 /* Deeper than any real process tree; a loop in a corrupt one ends here. */
 #define MAX_ANCESTORS 256
 #define PRUNE_MIN 1024
+/* Parents kept open by a pidfd (see parent_alive()): the fds a dry run
+ * holds for them at most. */
+#define PARENT_PIDFDS_MAX 64
 
 struct dry_record {
 	pid_t pid;
 	uint64_t start;
 	sc_cookie cookie;
 	uint64_t seen_tick; /* read alive at this boot tick or later (0: not known) */
+	int pidfd;          /* of this very process, opened before a read showed its start; -1: none */
 };
 
 /* The engine's opaque struct holder, as this file makes it. */
@@ -44,6 +48,7 @@ struct dry_sys {
 	unsigned holders;
 	size_t prune_at;         /* look for records of exited processes at this size */
 	uint64_t hz;             /* boot ticks a second */
+	unsigned pidfds;         /* records holding a pidfd */
 	struct {                 /* the last read of a process (its leader), whole or to set its cookie */
 		pid_t pid, ppid;
 		uint64_t start, at_ns;
@@ -57,6 +62,22 @@ struct dry_sys {
 static struct dry_sys *dry_of(void *u)
 {
 	return u;
+}
+
+static void record_close(struct dry_sys *d, struct dry_record *rec)
+{
+	if (rec->pidfd >= 0) {
+		REAL(d, pidfd_close, rec->pidfd);
+		d->pidfds--;
+	}
+	rec->pidfd = -1;
+}
+
+/* A record out of the table, and what it holds. */
+static void record_free(struct dry_sys *d, struct dry_record *rec)
+{
+	record_close(d, rec);
+	free(rec);
 }
 
 /* ---- forwarded as they are ---- */
@@ -215,7 +236,7 @@ static void prune(struct dry_sys *d)
 		if (REAL(d, start_time, rec->pid, &start) == 0 && start == rec->start)
 			continue;
 		hashmap_remove_u64(d->records, (uint64_t)rec->pid);
-		free(rec);
+		record_free(d, rec);
 	}
 	free(v);
 	n = hashmap_size(d->records);
@@ -232,13 +253,16 @@ static int record(struct dry_sys *d, pid_t pid, uint64_t start, sc_cookie c)
 		rec = calloc(1, sizeof(*rec));
 		if (!rec)
 			return -ENOMEM;
+		rec->pidfd = -1;
 		if (hashmap_put_u64(d->records, (uint64_t)pid, rec) < 0) {
 			free(rec);
 			return -ENOMEM;
 		}
 	}
+	if (rec->start != start)
+		record_close(d, rec); /* another process's */
 	*rec = (struct dry_record){ .pid = pid, .start = start, .cookie = c,
-				    .seen_tick = rec->start == start ? rec->seen_tick : 0 };
+				    .seen_tick = rec->start == start ? rec->seen_tick : 0, .pidfd = rec->pidfd };
 	return 0;
 }
 
@@ -250,7 +274,7 @@ static const struct dry_record *record_of(struct dry_sys *d, pid_t pid, uint64_t
 
 	if (rec && rec->start != start) {
 		hashmap_remove_u64(d->records, (uint64_t)pid);
-		free(rec);
+		record_free(d, rec);
 		rec = NULL;
 	}
 	return rec;
@@ -273,6 +297,51 @@ static const struct dry_record *parent_seen(struct dry_sys *d, pid_t ppid, uint6
 	const struct dry_record *rec = hashmap_get_u64(d->records, (uint64_t)ppid);
 
 	return rec && rec->start <= child_start && rec->seen_tick > child_start ? rec : NULL;
+}
+
+/* The same, shown by the record's pidfd: a process under ppid that started
+ * no later than the child and lives now lived when the child was forked.
+ * The pidfd is the record's process's: it was opened before the read that
+ * showed the record's start (see keep_pidfd()), so a process that held
+ * the pid before has exited, and polls so. One poll where a stat read is
+ * three calls: on a real kernel the cookie is one prctl, and a parent that
+ * forks again and again (a shell, a server, a storm) costs its children
+ * no read. (A poll that fails counts as alive, as for the engine; for one
+ * fd it does not allocate, and does not fail.) */
+static const struct dry_record *parent_alive(struct dry_sys *d, pid_t ppid, uint64_t child_start)
+{
+	const struct dry_record *rec = hashmap_get_u64(d->records, (uint64_t)ppid);
+
+	return rec && rec->pidfd >= 0 && rec->start <= child_start && REAL(d, pidfd_alive, rec->pidfd) ? rec : NULL;
+}
+
+/* A pidfd of ppid, opened before the read of its stat that keep_pidfd()
+ * hands it to: -1 where the dry run holds enough, or ppid has a record
+ * that holds one already. */
+static int open_parent_pidfd(struct dry_sys *d, pid_t ppid)
+{
+	const struct dry_record *rec = hashmap_get_u64(d->records, (uint64_t)ppid);
+	int fd;
+
+	if (d->pidfds >= PARENT_PIDFDS_MAX || (rec && rec->pidfd >= 0))
+		return -1;
+	fd = REAL(d, pidfd_open, ppid);
+	return fd < 0 ? -1 : fd;
+}
+
+/* fd, opened before a read showed process ppid started at start, goes to
+ * its record (if it has one with none), or is closed. */
+static void keep_pidfd(struct dry_sys *d, pid_t ppid, uint64_t start, int fd)
+{
+	struct dry_record *rec = hashmap_get_u64(d->records, (uint64_t)ppid);
+
+	if (fd < 0)
+		return;
+	if (rec && rec->start == start && rec->pidfd < 0 && d->pidfds < PARENT_PIDFDS_MAX) {
+		rec->pidfd = fd;
+		d->pidfds++;
+	} else
+		REAL(d, pidfd_close, fd);
 }
 
 static void note_seen(struct dry_sys *d, pid_t pid, uint64_t start, uint64_t tick)
@@ -303,17 +372,25 @@ static int cookie_of_known(struct dry_sys *d, pid_t pid, const struct procinfo *
 	 * under the parent's pid, whatever it says. The tick is taken before
 	 * the read: the parent lived then or later. */
 	if (pi->ppid > 0 && pi->ppid != pid && depth < MAX_ANCESTORS && !pi->kernel_thread) {
-		if ((rec = parent_seen(d, pi->ppid, pi->start_time))) {
+		if ((rec = parent_seen(d, pi->ppid, pi->start_time)) || (rec = parent_alive(d, pi->ppid, pi->start_time))) {
 			c = rec->cookie;
 		} else {
+			int fd = open_parent_pidfd(d, pi->ppid);
+
 			if (!d->real->boot_ticks || REAL(d, boot_ticks, &tick) < 0)
 				tick = 0;
 			if (stat_of(d, pi->ppid, &parent) == 0 && parent.start_time <= pi->start_time) {
 				if (cookie_of_known(d, pi->ppid, &parent, depth + 1, &c) < 0)
 					c = 0;
-				else if (tick)
-					note_seen(d, pi->ppid, parent.start_time, tick);
+				else {
+					if (tick)
+						note_seen(d, pi->ppid, parent.start_time, tick);
+					keep_pidfd(d, pi->ppid, parent.start_time, fd);
+					fd = -1;
+				}
 			}
+			if (fd >= 0)
+				REAL(d, pidfd_close, fd);
 		}
 	}
 	r = record(d, pid, pi->start_time, c);
@@ -399,7 +476,7 @@ static void d_forget(void *u, pid_t pid, uint64_t start)
 		d->last.pid = 0;
 	if (rec && rec->start == start) {
 		hashmap_remove_u64(d->records, (uint64_t)pid);
-		free(rec);
+		record_free(d, rec);
 	}
 }
 
@@ -488,8 +565,7 @@ struct engine_sys *engine_sys_dry_new(const struct engine_sys *real)
 
 static void free_record(void *userdata, void *value)
 {
-	(void)userdata;
-	free(value);
+	record_free(userdata, value);
 }
 
 struct engine_sys *engine_sys_dry_free(struct engine_sys *s)
@@ -498,7 +574,7 @@ struct engine_sys *engine_sys_dry_free(struct engine_sys *s)
 
 	if (!d)
 		return NULL;
-	hashmap_foreach(d->records, free_record, NULL);
+	hashmap_foreach(d->records, free_record, d);
 	hashmap_free(d->records);
 	free(d);
 	return NULL;

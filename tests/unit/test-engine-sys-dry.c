@@ -14,7 +14,9 @@
 #include "log.h"
 #include "unit.h"
 
-#define MAX_PROCS 64
+#define MAX_PROCS 160
+/* The random test's live processes at most. */
+#define RANDOM_PROCS 56
 
 struct fproc {
 	bool alive;
@@ -26,6 +28,17 @@ struct fproc {
 };
 
 static struct fproc procs[MAX_PROCS];
+
+/* A pidfd names one process, not its pid: its slot holds the pid and the
+ * start time it was opened on; fds_open counts those not closed. */
+#define MAX_FDS 256
+static struct {
+	bool used;
+	pid_t pid;
+	uint64_t start;
+} fds[MAX_FDS];
+static unsigned fds_open;
+
 static uint64_t clock_ticks = 100;
 static unsigned calls_cookie; /* the real table's cookie calls: must stay 0 */
 static unsigned calls_read, calls_lookup; /* whole reads; thread_group and start_time */
@@ -41,6 +54,7 @@ static struct fproc *proc_of(pid_t pid)
 
 static void reset(void)
 {
+	CHECK(fds_open == 0); /* every dry run so far closed what it opened */
 	memset(procs, 0, sizeof(procs));
 	/* init, and a shell under it */
 	procs[0] = (struct fproc){ .alive = true, .pid = 1, .ppid = 0, .start = 1, .comm = "init", .exe = "/sbin/init" };
@@ -146,20 +160,50 @@ static int fk_process_alive(void *u, pid_t tgid, uint64_t start)
 
 static int fk_pidfd_open(void *u, pid_t pid)
 {
+	const struct fproc *p = proc_of(pid);
+
 	(void)u;
-	return proc_of(pid) ? 100 + pid : -ESRCH;
+	if (!p)
+		return -ESRCH;
+	for (int i = 0; i < MAX_FDS; i++)
+		if (!fds[i].used) {
+			fds[i].used = true;
+			fds[i].pid = pid;
+			fds[i].start = p->start;
+			fds_open++;
+			return 100 + i;
+		}
+	return -EMFILE;
 }
 
 static bool fk_pidfd_alive(void *u, int fd)
 {
+	const struct fproc *p;
+
 	(void)u;
-	return proc_of(fd - 100) != NULL;
+	CHECK(fd >= 100 && fd < 100 + MAX_FDS && fds[fd - 100].used);
+	if (fd < 100 || fd >= 100 + MAX_FDS)
+		return false;
+	p = proc_of(fds[fd - 100].pid);
+	return p && p->start == fds[fd - 100].start;
 }
 
 static void fk_pidfd_close(void *u, int fd)
 {
 	(void)u;
-	(void)fd;
+	CHECK(fd >= 100 && fd < 100 + MAX_FDS && fds[fd - 100].used);
+	if (fd >= 100 && fd < 100 + MAX_FDS && fds[fd - 100].used) {
+		fds[fd - 100].used = false;
+		fds_open--;
+	}
+}
+
+/* For a dry run that must look everything up: no pidfd shows a process
+ * alive. */
+static bool fk_pidfd_never_alive(void *u, int fd)
+{
+	(void)u, (void)fd;
+	return false;
 }
 
 /* A kernel without core scheduling: every cookie call fails, and counts. */
@@ -483,6 +527,7 @@ static void test_parent_seen(void)
 	reset();
 	real_clocked = real;
 	real_clocked.boot_ticks = fk_boot_ticks;
+	real_clocked.pidfd_alive = fk_pidfd_never_alive; /* the ticks alone */
 	s = engine_sys_dry_new(&real_clocked);
 	CHECK(s != NULL);
 	spawn(20, 10, "/usr/bin/web");
@@ -522,6 +567,60 @@ static void test_parent_seen(void)
 	CHECK(calls_read == before + 1); /* 41 only */
 	CHECK(calls_cookie == 0);
 	engine_sys_dry_free(s);
+}
+
+/* A parent looked at once is kept by a pidfd: its later children are
+ * looked up without reading it again, until it ends (a new process under
+ * its pid is read, and judged as itself); the fds stay bounded, and go
+ * with their records. */
+static void test_parent_pidfd(void)
+{
+	struct engine_sys *s = setup(); /* no boot clock: no sighting by ticks */
+	unsigned before, held;
+	sc_cookie c;
+
+	CHECK(s != NULL);
+	spawn(20, 10, "/usr/bin/web");
+	CHECK(D(cookie_create, 20) == 0);
+	c = get(s, 20);
+	spawn(30, 20, "/bin/a");
+	spawn(31, 20, "/bin/b");
+	held = fds_open; /* 10's and 1's: the create looked up what 20 carried */
+	before = calls_read;
+	CHECK(get(s, 30) == c);
+	CHECK(calls_read == before + 2); /* 30 and its parent */
+	CHECK(fds_open == held + 1);     /* 20's */
+	before = calls_read;
+	CHECK(get(s, 31) == c);
+	CHECK(calls_read == before + 1); /* 31 only: 20's pidfd shows it alive */
+	/* 20 sets another cookie: its children keep what they forked with,
+	 * and a child forked after it carries the new one, 20 still unread. */
+	spawn(32, 20, "/bin/c");
+	CHECK(get(s, 32) == c);
+	CHECK(D(cookie_create, 20) == 0);
+	CHECK(get(s, 20) != c);
+	spawn(34, 20, "/bin/e");
+	before = calls_read;
+	CHECK(get(s, 34) == get(s, 20));
+	CHECK(get(s, 30) == c && get(s, 31) == c && get(s, 32) == c);
+	/* A new process under the parent's pid: the old one's pidfd shows it
+	 * ended, so it is read, and its child carries what it carries (0). */
+	reap(20);
+	spawn(20, 10, "/bin/other");
+	spawn(33, 20, "/bin/d");
+	before = calls_read;
+	CHECK(get(s, 33) == 0);
+	CHECK(calls_read > before + 1); /* 33 and the new 20 at least */
+	/* Many parents: no more pidfds than the bound. */
+	for (int i = 0; i < 70; i++) {
+		spawn(200 + i, 10, "/bin/p");
+		spawn(300 + i, 200 + i, "/bin/q");
+		CHECK(get(s, 300 + i) == 0);
+		reap(300 + i);
+	}
+	CHECK(fds_open == 64);
+	engine_sys_dry_free(s);
+	CHECK(fds_open == 0);
 }
 
 /* A clock for a dry run that never finds its last read fresh. */
@@ -588,6 +687,7 @@ static void test_shortcuts_agree(void)
 	real_clocked.boot_ticks = fk_boot_ticks;
 	real_far = real;
 	real_far.now_ns = fk_far_now;
+	real_far.pidfd_alive = fk_pidfd_never_alive;
 	fast = engine_sys_dry_new(&real_clocked);
 	slow = engine_sys_dry_new(&real_far);
 	CHECK(fast && slow);
@@ -614,7 +714,7 @@ static void test_shortcuts_agree(void)
 
 			for (int i = 0; i < MAX_PROCS; i++)
 				alive += procs[i].alive;
-			if (alive >= MAX_PROCS - 8)
+			if (alive >= RANDOM_PROCS)
 				continue;
 			/* Started in the tick now: a tick holds many forks. */
 			if (ndead > 0 && rnd(3) == 0) {
@@ -767,7 +867,9 @@ int main(void)
 	RUN(test_last_read);
 	RUN(test_prune_spares_the_just_read);
 	RUN(test_parent_seen);
+	RUN(test_parent_pidfd);
 	RUN(test_shortcuts_agree);
 	RUN(test_engine_decides);
+	CHECK(fds_open == 0);
 	UNIT_EXIT();
 }

@@ -151,7 +151,7 @@ check-host: all $(UNIT_BINS)
 check-vm: all
 	tests/vm/run
 
-bench: all $(B)/bench/bench-match $(B)/bench/bench-event
+bench: all $(B)/bench/bench-match $(B)/bench/bench-event $(B)/bench/bench-proc
 	tests/bench/collect
 
 # The pictures again, from the samples the last `make bench` left.

@@ -16,9 +16,19 @@
 
 #include "cookie.h"
 
+/* The pidfds the engine holds open while it reads their processes (it
+ * opens one, reads, checks it, closes it; a dry run keeps a few of its
+ * own): a read of a pid among them takes the ids from the pidfd. */
+#define OPEN_PIDFDS 4
+
 struct linux_sys {
 	struct engine_sys ops;
 	bool host; /* proc_root is the host's /proc: a pidfd names its processes */
+	struct {
+		pid_t pid;
+		int fd; /* -1: a free slot */
+	} open[OPEN_PIDFDS];
+	unsigned next; /* the slot the next pidfd takes when none is free */
 	char proc_root[];
 };
 
@@ -27,9 +37,46 @@ static const char *root_of(void *u)
 	return ((struct linux_sys *)u)->proc_root;
 }
 
+/* The pidfd of pid the engine holds, or -1. Only on the host's /proc,
+ * whose pids the pidfds name. The slot is checked by the kernel too: the
+ * ids are taken only from a pidfd that names pid (procinfo_pidfd_ids). */
+static int open_pidfd_of(void *u, pid_t pid)
+{
+	struct linux_sys *s = u;
+	unsigned i;
+
+	if (!s->host)
+		return -1;
+	for (i = 0; i < OPEN_PIDFDS; i++)
+		if (s->open[i].fd >= 0 && s->open[i].pid == pid)
+			return s->open[i].fd;
+	return -1;
+}
+
+static void open_pidfd_note(struct linux_sys *s, pid_t pid, int fd)
+{
+	unsigned i;
+
+	for (i = 0; i < OPEN_PIDFDS && s->open[i].fd >= 0; i++)
+		;
+	if (i == OPEN_PIDFDS)
+		i = s->next++ % OPEN_PIDFDS; /* forgotten, not closed: its holder closes it */
+	s->open[i].pid = pid;
+	s->open[i].fd = fd;
+}
+
+static void open_pidfd_forget(struct linux_sys *s, int fd)
+{
+	unsigned i;
+
+	for (i = 0; i < OPEN_PIDFDS; i++)
+		if (s->open[i].fd == fd)
+			s->open[i].fd = -1;
+}
+
 static int l_read(void *u, pid_t pid, struct procinfo *ret)
 {
-	return procinfo_read(root_of(u), pid, ret);
+	return procinfo_read_pidfd(root_of(u), pid, open_pidfd_of(u, pid), ret);
 }
 
 static int l_start_time(void *u, pid_t pid, uint64_t *ret)
@@ -49,7 +96,7 @@ static int l_read_exe(void *u, pid_t pid, char *buf, size_t size)
 
 static int l_read_rest(void *u, pid_t pid, struct procinfo *ret)
 {
-	return procinfo_read_rest(root_of(u), pid, ret);
+	return procinfo_read_rest_pidfd(root_of(u), pid, open_pidfd_of(u, pid), ret);
 }
 
 static int l_for_each_pid(void *u, procinfo_pid_fn fn, void *fn_userdata)
@@ -149,11 +196,13 @@ static int l_pidfd_open(void *u, pid_t pid)
 {
 	int r = sc_fault("pidfd");
 
-	(void)u;
 	if (r < 0)
 		return r;
 	r = (int)syscall(SYS_pidfd_open, pid, 0);
-	return r < 0 ? -errno : r;
+	if (r < 0)
+		return -errno;
+	open_pidfd_note(u, pid, r);
+	return r;
 }
 
 /* A poll that failed counts as alive: the table keeps the process, and its
@@ -167,7 +216,7 @@ static bool l_pidfd_alive(void *u, int fd)
 
 static void l_pidfd_close(void *u, int fd)
 {
-	(void)u;
+	open_pidfd_forget(u, fd);
 	close(fd);
 }
 
@@ -320,6 +369,8 @@ struct engine_sys *engine_sys_linux_new(const char *proc_root)
 		return NULL;
 	memcpy(s->proc_root, proc_root, n);
 	s->host = strcmp(proc_root, "/proc") == 0;
+	for (size_t i = 0; i < OPEN_PIDFDS; i++)
+		s->open[i].fd = -1;
 	s->ops = (struct engine_sys){
 		.read = l_read, .start_time = l_start_time, .for_each_pid = l_for_each_pid,
 		.for_each_thread = l_for_each_thread, .process_alive = l_process_alive,

@@ -372,9 +372,9 @@ static int read_status(int dirfd, char *buf, size_t size)
 	return 1;
 }
 
-static int read_rest(int dirfd, char *buf, size_t size, struct procinfo *info);
+static int read_rest(int dirfd, int pidfd, char *buf, size_t size, struct procinfo *info);
 
-static int read_all(int dirfd, char *buf, size_t size, struct procinfo *info)
+static int read_all(int dirfd, int pidfd, char *buf, size_t size, struct procinfo *info)
 {
 	int r;
 
@@ -384,15 +384,19 @@ static int read_all(int dirfd, char *buf, size_t size, struct procinfo *info)
 	r = procinfo_parse_stat(buf, info);
 	if (r < 0)
 		return r;
-	return read_rest(dirfd, buf, size, info);
+	return read_rest(dirfd, pidfd, buf, size, info);
 }
 
-/* status, cgroup and exe of the task whose directory dirfd is. */
-static int read_rest_at(int dirfd, char *buf, size_t size, struct procinfo *info)
+/* The ids of the task whose directory dirfd is: from pidfd (its process's,
+ * or -1) where the kernel answers PIDFD_GET_INFO, else from status. */
+static int read_ids_at(int dirfd, int pidfd, char *buf, size_t size, struct procinfo *info)
 {
 	int r, cut;
 
-	info->cgroup_cut = false; /* not an earlier try's, through another thread */
+	if (pidfd >= 0 && procinfo_pidfd_ids(pidfd, info->pid, &info->uid, &info->gid) == 0) {
+		info->tgid = info->pid; /* a pidfd names a thread group by its leader */
+		return 0;
+	}
 	cut = read_status(dirfd, buf, size);
 	if (cut < 0)
 		return cut;
@@ -401,6 +405,18 @@ static int read_rest_at(int dirfd, char *buf, size_t size, struct procinfo *info
 		return cut ? -EFBIG : r;
 	if (procinfo_parse_tgid(buf, &info->tgid) < 0)
 		info->tgid = 0; /* not known: callers look it up when they need it */
+	return 0;
+}
+
+/* ids, cgroup and exe of the task whose directory dirfd is. */
+static int read_rest_at(int dirfd, int pidfd, char *buf, size_t size, struct procinfo *info)
+{
+	int r;
+
+	info->cgroup_cut = false; /* not an earlier try's, through another thread */
+	r = read_ids_at(dirfd, pidfd, buf, size, info);
+	if (r < 0)
+		return r;
 	/* A cgroup path the kernel refuses to print (ENAMETOOLONG, when a
 	 * cgroup namespace's "/.." overflows; a long path it cuts, and
 	 * procinfo_parse_cgroup keeps its whole names) or too long to keep is
@@ -456,7 +472,7 @@ static int read_rest_live(int procfd, pid_t leader, char *buf, size_t size, stru
 		tfd = openat(fd, de->d_name, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 		if (tfd < 0)
 			continue;
-		r = read_rest_at(tfd, buf, size, info) == 0 && info->exe[0] ? 0 : -1;
+		r = read_rest_at(tfd, -1, buf, size, info) == 0 && info->exe[0] ? 0 : -1;
 		close(tfd);
 	}
 	closedir(d);
@@ -468,13 +484,13 @@ static int read_rest_live(int procfd, pid_t leader, char *buf, size_t size, stru
  * thread that has exited or is exiting (it drops its program and leaves
  * its cgroup before its stat says Z): read a live thread then, or the
  * main thread's files again if no thread tried gives a program. */
-static int read_rest(int dirfd, char *buf, size_t size, struct procinfo *info)
+static int read_rest(int dirfd, int pidfd, char *buf, size_t size, struct procinfo *info)
 {
-	int r = read_rest_at(dirfd, buf, size, info);
+	int r = read_rest_at(dirfd, pidfd, buf, size, info);
 
 	if (r == 0 && !info->exe[0] && !info->kernel_thread &&
 	    read_rest_live(dirfd, info->pid, buf, size, info) == -1)
-		r = read_rest_at(dirfd, buf, size, info);
+		r = read_rest_at(dirfd, pidfd, buf, size, info);
 	return r;
 }
 
@@ -495,8 +511,8 @@ static void info_clear(struct procinfo *info)
 
 /* read (read_all or read_rest) of proc_root/PID through one directory,
  * which ties every file read to one process. */
-static int read_in_dir(const char *proc_root, pid_t pid, struct procinfo *ret,
-		       int (*read)(int dirfd, char *buf, size_t size, struct procinfo *info))
+static int read_in_dir(const char *proc_root, pid_t pid, int pidfd, struct procinfo *ret,
+		       int (*read)(int dirfd, int pidfd, char *buf, size_t size, struct procinfo *info))
 {
 	char buf[CGROUP_READ_MAX];
 	int dirfd, r;
@@ -504,22 +520,32 @@ static int read_in_dir(const char *proc_root, pid_t pid, struct procinfo *ret,
 	dirfd = open_pid_dir(proc_root, pid);
 	if (dirfd < 0)
 		return dirfd;
-	r = read(dirfd, buf, sizeof(buf), ret);
+	r = read(dirfd, pidfd, buf, sizeof(buf), ret);
 	close(dirfd);
 	return r < 0 ? r : 0;
 }
 
-int procinfo_read(const char *proc_root, pid_t pid, struct procinfo *ret)
+int procinfo_read_pidfd(const char *proc_root, pid_t pid, int pidfd, struct procinfo *ret)
 {
 	info_clear(ret);
-	return read_in_dir(proc_root, pid, ret, read_all);
+	return read_in_dir(proc_root, pid, pidfd, ret, read_all);
+}
+
+int procinfo_read(const char *proc_root, pid_t pid, struct procinfo *ret)
+{
+	return procinfo_read_pidfd(proc_root, pid, -1, ret);
+}
+
+int procinfo_read_rest_pidfd(const char *proc_root, pid_t pid, int pidfd, struct procinfo *ret)
+{
+	ret->exe[0] = ret->cgroup[0] = '\0';
+	ret->cgroup_cut = false;
+	return read_in_dir(proc_root, pid, pidfd, ret, read_rest);
 }
 
 int procinfo_read_rest(const char *proc_root, pid_t pid, struct procinfo *ret)
 {
-	ret->exe[0] = ret->cgroup[0] = '\0';
-	ret->cgroup_cut = false;
-	return read_in_dir(proc_root, pid, ret, read_rest);
+	return procinfo_read_rest_pidfd(proc_root, pid, -1, ret);
 }
 
 /* The whole of proc_root/PID/rest, a file of one record, by its path: one

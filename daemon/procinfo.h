@@ -31,6 +31,10 @@ struct procinfo {
  * has exited while others run, status, cgroup and exe are a live thread's
  * (the exited one's show what it had when it exited). */
 int procinfo_read(const char *proc_root, pid_t pid, struct procinfo *ret);
+/* procinfo_read() by a caller that holds pidfd, a pidfd of pid (or -1):
+ * the ids then come from it (procinfo_pidfd_ids()) where the kernel
+ * answers, and status is not read. */
+int procinfo_read_pidfd(const char *proc_root, pid_t pid, int pidfd, struct procinfo *ret);
 /* "PROC_ROOT/PID" followed by rest into buf: its length, -EINVAL for a
  * pid <= 0, -ENAMETOOLONG when it does not fit size. */
 int procinfo_path(char *buf, size_t size, const char *proc_root, pid_t pid, const char *rest);
@@ -44,6 +48,18 @@ int procinfo_read_stat(const char *proc_root, pid_t pid, struct procinfo *ret);
  * which holds what procinfo_read_stat() just read of pid: the two make one
  * procinfo_read(). */
 int procinfo_read_rest(const char *proc_root, pid_t pid, struct procinfo *ret);
+/* The same, with pidfd a pidfd of pid (or -1), as procinfo_read_pidfd(). */
+int procinfo_read_rest_pidfd(const char *proc_root, pid_t pid, int pidfd, struct procinfo *ret);
+/* The real uid and gid of the process pidfd names, by PIDFD_GET_INFO
+ * (Linux 6.13): 0, -ESTALE when pidfd does not name pid's process (pid
+ * must be a main thread of the caller's pid namespace), -EOPNOTSUPP when
+ * the kernel has no such ioctl (asked once), another -errno as met
+ * (-ESRCH: reaped). The ids are the main thread's, as status shows them,
+ * also of an exited main thread whose process lives on. */
+int procinfo_pidfd_ids(int pidfd, pid_t pid, uid_t *ret_uid, gid_t *ret_gid);
+/* 1 when the kernel answers PIDFD_GET_INFO, -1 when it does not (asked
+ * once, of a pidfd of the caller's own). */
+int procinfo_pidfd_ids_supported(void);
 /* Only the exe link, into buf[size] ("" where there is none to read, also
  * of a process gone, and of one whose main thread has exited, which
  * procinfo_read() and procinfo_read_rest() read through another thread);

@@ -4,10 +4,11 @@
  * The subject is a child that sleeps; each row is one call of the daemon's
  * own reader (daemon/procinfo.c), timed over ITERATIONS calls a round, the
  * median of the rounds. A child the daemon has to read whole costs it at
- * least the "pidfd + whole read" row in the kernel, where the floor pays
- * the first: the bound under the CPU-per-exec ratio (3c) that no
- * bookkeeping in user space can go below while the uid, gid, cgroup and
- * start time are read. Prints one table. */
+ * least the "pidfd + whole read, ids by pidfd" row in the kernel (the
+ * row above it on a kernel before 6.13, which has no PIDFD_GET_INFO),
+ * where the floor pays the first: the bound under the CPU-per-exec ratio
+ * (3c) that no bookkeeping in user space can go below while the uid, gid,
+ * cgroup and start time are read. Prints one table. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <signal.h>
@@ -96,6 +97,21 @@ static int op_pidfd_whole(void)
 	return r < 0 ? r : 0;
 }
 
+/* The engine's read: the ids from the pidfd it holds where the kernel
+ * answers PIDFD_GET_INFO (Linux 6.13), not from status. */
+static int op_pidfd_whole_ids(void)
+{
+	int fd = (int)syscall(SYS_pidfd_open, subject, 0), r;
+
+	if (fd < 0)
+		return -errno;
+	r = procinfo_read_pidfd("/proc", subject, fd, &info);
+	if (r >= 0)
+		r = procinfo_pidfd_poll(fd);
+	close(fd);
+	return r < 0 ? r : 0;
+}
+
 struct op {
 	const char *name;
 	int (*fn)(void);
@@ -112,6 +128,7 @@ int main(int argc, char **argv)
 		{ "whole read (procinfo_read)", op_whole, 0 },
 		{ "pidfd open, poll, close", op_pidfd, 0 },
 		{ "pidfd + whole read", op_pidfd_whole, 0 },
+		{ "pidfd + whole read, ids by pidfd", op_pidfd_whole_ids, 0 },
 	};
 	long iters = argc > 1 ? strtol(argv[1], NULL, 10) : 2000;
 	size_t n = sizeof(ops) / sizeof(ops[0]);
@@ -158,5 +175,7 @@ int main(int argc, char **argv)
 	printf("%-36s %10s %8s\n", "read", "us/call", "ratio");
 	for (size_t i = 0; i < n; i++)
 		printf("%-36s %10.2f %8.2f\n", ops[i].name, ops[i].us, ops[i].us / ops[0].us);
+	printf("(ids by pidfd: %s)\n", procinfo_pidfd_ids_supported() > 0 ? "PIDFD_GET_INFO"
+					  : "this kernel has no PIDFD_GET_INFO (Linux 6.13): status, as the row above");
 	return 0;
 }

@@ -12,7 +12,7 @@ fi
 out=$("$B/bench/bench-proc" 20 2>&1); rc=$?
 rows=$(grep -cE '^[a-z].* +[0-9]+\.[0-9]{2} +[0-9]+\.[0-9]{2}$' <<<"$out")
 why=
-[ "$rows" = 7 ] || why="$rows rows of figures, expected 7"
+[ "$rows" = 8 ] || why="$rows rows of figures, expected 8"
 grep -qE '^floor: readlink of exe +[0-9.]+ +1\.00$' <<<"$out" || why="${why:+$why; }the floor's row is not its own 1.00"
 grep -qE '^pidfd \+ whole read +[0-9.]+ ' <<<"$out" || why="${why:+$why; }no row for a whole read with its pidfd"
 result table 0 '^== 3e\. ' "$rc" "$out" "$why"

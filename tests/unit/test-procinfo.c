@@ -1103,6 +1103,66 @@ static void read_live_many_groups(void)
 	waitpid(child, NULL, 0);
 }
 
+/* A child whose real and effective ids differ: the ids read through its
+ * pidfd are the real ones, as status gives them; a pidfd of another
+ * process, or an fd that is no pidfd, is not taken for it. */
+static void read_live_ids_by_pidfd(void)
+{
+	struct procinfo by_status, by_pidfd, other;
+	int fds[2], pidfd, selffd;
+	uid_t uid = 0;
+	gid_t gid = 0;
+	char c = 0;
+	pid_t child;
+
+	CHECK(pipe(fds) == 0);
+	child = fork();
+	if (child == 0) {
+		close(fds[0]);
+		if (setresgid(4321, 8765, 8765) < 0 || setresuid(1234, 5678, 5678) < 0)
+			_exit(1);
+		(void)!write(fds[1], "x", 1);
+		pause();
+		_exit(0);
+	}
+	close(fds[1]);
+	CHECK(child > 0 && read(fds[0], &c, 1) == 1 && c == 'x');
+	pidfd = (int)syscall(SYS_pidfd_open, child, 0);
+	selffd = (int)syscall(SYS_pidfd_open, getpid(), 0);
+	CHECK(pidfd >= 0 && selffd >= 0);
+	fresh(&by_status);
+	fresh(&by_pidfd);
+	fresh(&other);
+	CHECK(procinfo_read("/proc", child, &by_status) == 0);
+	CHECK(procinfo_read_pidfd("/proc", child, pidfd, &by_pidfd) == 0);
+	CHECK(by_status.uid == 1234 && by_status.gid == 4321 && by_status.tgid == child);
+	CHECK(by_pidfd.uid == 1234 && by_pidfd.gid == 4321 && by_pidfd.tgid == child);
+	CHECK(strcmp(by_pidfd.exe, by_status.exe) == 0 && strcmp(by_pidfd.cgroup, by_status.cgroup) == 0 &&
+	      by_pidfd.start_time == by_status.start_time && by_pidfd.ppid == getpid());
+	/* Another process's pidfd, and a pipe: status is read instead. */
+	CHECK(procinfo_read_pidfd("/proc", child, selffd, &other) == 0);
+	CHECK(other.uid == 1234 && other.gid == 4321);
+	CHECK(procinfo_read_rest_pidfd("/proc", child, fds[0], &other) == 0);
+	CHECK(other.uid == 1234 && other.gid == 4321);
+	if (procinfo_pidfd_ids_supported() > 0) {
+		CHECK(procinfo_pidfd_ids(pidfd, child, &uid, &gid) == 0 && uid == 1234 && gid == 4321);
+		CHECK(procinfo_pidfd_ids(selffd, child, &uid, &gid) == -ESTALE);
+		CHECK(procinfo_pidfd_ids(fds[0], child, &uid, &gid) == -ENOTTY);
+		CHECK(procinfo_pidfd_ids_supported() > 0); /* a pipe did not turn it off */
+	} else {
+		CHECK(procinfo_pidfd_ids(pidfd, child, &uid, &gid) == -EOPNOTSUPP);
+		printf("SKIP: unit/read_live_ids_by_pidfd/ioctl: this kernel has no PIDFD_GET_INFO (Linux 6.13); "
+		       "the ids came from status\n");
+	}
+	close(fds[0]);
+	kill(child, SIGKILL);
+	waitpid(child, NULL, 0);
+	/* Reaped: no answer through the pidfd, and none taken. */
+	CHECK(procinfo_pidfd_ids(pidfd, child, &uid, &gid) < 0);
+	close(pidfd);
+	close(selffd);
+}
+
 static void for_each_live_pid(void)
 {
 	struct pid_list l = { .want = getpid() };
@@ -1146,9 +1206,12 @@ int main(void)
 	RUN(live_cpu_ns);
 	RUN(process_cpu_clock);
 	RUN(pidfd_poll_states);
-	if (geteuid() == 0)
+	if (geteuid() == 0) {
 		RUN(read_live_many_groups);
-	else
+		RUN(read_live_ids_by_pidfd);
+	} else {
 		printf("SKIP: unit/read_live_many_groups: needs root to set the groups\n");
+		printf("SKIP: unit/read_live_ids_by_pidfd: needs root to set the ids\n");
+	}
 	UNIT_EXIT();
 }

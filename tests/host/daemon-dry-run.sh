@@ -5,7 +5,8 @@
 # rules give it: matched processes and their children forked right after
 # the exec, a matched process's unmatched helpers (kept in its key), a
 # Per=process group, unmatched processes (none, 0x0), an explicit
-# placement. The queries say it is a dry run; the daemon makes no
+# placement, a process matched by its real uid and one by its effective
+# uid alone (not matched). The queries say it is a dry run; the daemon makes no
 # prctl(PR_SCHED_CORE) call (checked with strace when installed).
 # Needs root (the proc connector) and the proc connector itself.
 T=host/daemon-dry-run
@@ -160,6 +161,26 @@ result solo-own-cookies 0 '' $? "$(cookie "$solo1") $(cookie "$solo2")"
 result groups-differ 0 '' $? "forkers $(cookie "$fork1") execers $(cookie "$exec1") solo $(cookie "$solo1")"
 expect unmatched-outsider "$out1" null none
 expect unmatched-sleep "$slp" null none
+
+# MatchUser= is judged by the real uid: read through the pidfd the daemon
+# holds (PIDFD_GET_INFO, Linux 6.13), or from status on older kernels. A
+# process whose effective uid alone is the rule's is not the rule's.
+sleep_exe=$(readlink -f "$(command -v sleep)")
+"$top/build/helpers/cs-runas" 65533 65533 sleep 1000 </dev/null >/dev/null 2>&1 &
+usr=$!
+python3 -c 'import os; os.setresgid(65532, 65533, 65533); os.setresuid(65532, 65533, 65533)
+os.execvp("sleep", ["sleep", "1000"])' </dev/null >/dev/null 2>&1 &
+eff=$!
+pids+=("$usr" "$eff")
+settle "$usr" "$sleep_exe"
+settle "$eff" "$sleep_exe"
+uid_of() { "$cs" ps -J -o +UID "$1" 2>/dev/null | "$json" processes.0.uid 2>/dev/null; }
+expect user-matched "$usr" sessions rule
+[ "$(uid_of "$usr")" = 65533 ]
+result user-uid-shown 0 '' $? "uid $(uid_of "$usr")"
+expect effective-uid-not-matched "$eff" null none
+[ "$(uid_of "$eff")" = 65532 ]
+result real-uid-shown 0 '' $? "uid $(uid_of "$eff")"
 
 # An explicit placement is recorded (and kept in the state file) like any.
 out=$("$cs" assign --group forkers "$out2" 2>&1)

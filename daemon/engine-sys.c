@@ -17,8 +17,9 @@
 #include "cookie.h"
 
 /* The pidfds the engine holds open while it reads their processes (it
- * opens one, reads, checks it, closes it; a dry run keeps a few of its
- * own): a read of a pid among them takes the ids from the pidfd. */
+ * opens one, reads, checks it, closes it; a dry run keeps up to 64 of
+ * its parents', which take slots in turn): a read of a pid among them
+ * takes the ids from the pidfd. The newest pidfd of a pid is its slot's. */
 #define OPEN_PIDFDS 4
 
 struct linux_sys {
@@ -57,7 +58,7 @@ static void open_pidfd_note(struct linux_sys *s, pid_t pid, int fd)
 {
 	unsigned i;
 
-	for (i = 0; i < OPEN_PIDFDS && s->open[i].fd >= 0; i++)
+	for (i = 0; i < OPEN_PIDFDS && s->open[i].fd >= 0 && s->open[i].pid != pid; i++)
 		;
 	if (i == OPEN_PIDFDS)
 		i = s->next++ % OPEN_PIDFDS; /* forgotten, not closed: its holder closes it */

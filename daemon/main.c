@@ -344,6 +344,16 @@ static void request_slice(unsigned usec)
 		log_debug("Time slice: %" PRIu64 " us", ns / 1000);
 }
 
+/* Where the ids of each process come from, said once: a pidfd's answer
+ * costs a fraction of formatting the process's status. */
+static void report_id_source(void)
+{
+	if (procinfo_pidfd_ids_supported() > 0)
+		log_info("Process ids are read through pidfds (PIDFD_GET_INFO)");
+	else
+		log_info("Process ids are read from /proc/PID/status: the kernel has no PIDFD_GET_INFO (Linux 6.13)");
+}
+
 int main(int argc, char **argv)
 {
 	struct daemon d = { .procmon_fd = -1 };
@@ -400,6 +410,7 @@ int main(int argc, char **argv)
 	drop_net_admin();
 	d.time_slice_usec = conf->daemon.time_slice_usec;
 	request_slice(d.time_slice_usec);
+	report_id_source();
 	/* The holders are the daemon's first threads: after the drops. A dry
 	 * run has none. */
 	r = d.dry_run ? 0 : cookie_init();

@@ -29,23 +29,28 @@ struct pidfd_info_v0 {
 
 _Static_assert(sizeof(struct pidfd_info_v0) == 64, "PIDFD_INFO_SIZE_VER0");
 
-/* 1 the kernel answers, -1 it does not, 0 not asked yet. */
+/* 1 the kernel answers, -1 it does not, 0 not known yet. */
 static int pidfd_info_state;
+static unsigned long ids_taken;
 
-/* Asked once, of a pidfd of our own: an fd a caller passes that is no
- * pidfd says ENOTTY too, and must not turn the ioctl off for good. */
+/* Asked of a pidfd of our own: an fd a caller passes that is no pidfd
+ * says ENOTTY too, and must not turn the ioctl off for good. Only the
+ * kernel's answer on a pidfd decides: without one (EMFILE, say) the
+ * question stays open, and this call is answered by status. */
 static int probe(void)
 {
 	struct pidfd_info_v0 info = { .mask = PIDFD_INFO_V0_PID | PIDFD_INFO_V0_CREDS };
-	int fd = (int)syscall(SYS_pidfd_open, getpid(), 0);
+	int fd = (int)syscall(SYS_pidfd_open, getpid(), 0), r;
 
-	pidfd_info_state = fd >= 0 && ioctl(fd, PIDFD_GET_INFO_V0, &info) == 0 &&
-					   (info.mask & PIDFD_INFO_V0_CREDS) && info.pid == (uint32_t)getpid()
-				   ? 1
-				   : -1;
-	if (fd >= 0)
-		close(fd);
-	return pidfd_info_state;
+	if (fd < 0)
+		return -1;
+	r = ioctl(fd, PIDFD_GET_INFO_V0, &info) < 0 ? -errno : 0;
+	close(fd);
+	if (r == 0 && (info.mask & PIDFD_INFO_V0_CREDS) && info.pid == (uint32_t)getpid())
+		pidfd_info_state = 1;
+	else if (r == -ENOTTY || r == -EINVAL || r == -ENOSYS || r == -EOPNOTSUPP || r == 0)
+		pidfd_info_state = -1; /* 6.1: ENOTTY; 6.12: EINVAL; ENOSYS: a filter */
+	return pidfd_info_state ? pidfd_info_state : -1;
 }
 
 int procinfo_pidfd_ids(int pidfd, pid_t pid, uid_t *ret_uid, gid_t *ret_gid)
@@ -54,8 +59,9 @@ int procinfo_pidfd_ids(int pidfd, pid_t pid, uid_t *ret_uid, gid_t *ret_gid)
 
 	if (pidfd_info_state < 0 || (pidfd_info_state == 0 && probe() < 0))
 		return -EOPNOTSUPP;
-	/* ESRCH: the process exited (a zombie's says so too, on newer
-	 * kernels); ENOTTY: fd is no pidfd. The caller reads status. */
+	/* ESRCH: the process was reaped (a zombie still answers, with the
+	 * ids it exited with, as its status does); ENOTTY: fd is no pidfd.
+	 * The caller reads status. */
 	if (ioctl(pidfd, PIDFD_GET_INFO_V0, &info) < 0)
 		return -errno;
 	/* The pidfd must name the process the caller reads: a main thread
@@ -66,10 +72,16 @@ int procinfo_pidfd_ids(int pidfd, pid_t pid, uid_t *ret_uid, gid_t *ret_gid)
 		return -ESTALE;
 	*ret_uid = (uid_t)info.ruid;
 	*ret_gid = (gid_t)info.rgid;
+	ids_taken++;
 	return 0;
 }
 
 int procinfo_pidfd_ids_supported(void)
 {
 	return pidfd_info_state ? pidfd_info_state : probe();
+}
+
+unsigned long procinfo_pidfd_ids_taken(void)
+{
+	return ids_taken;
 }

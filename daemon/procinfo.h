@@ -58,8 +58,10 @@ int procinfo_read_rest_pidfd(const char *proc_root, pid_t pid, int pidfd, struct
  * also of an exited main thread whose process lives on. */
 int procinfo_pidfd_ids(int pidfd, pid_t pid, uid_t *ret_uid, gid_t *ret_gid);
 /* 1 when the kernel answers PIDFD_GET_INFO, -1 when it does not (asked
- * once, of a pidfd of the caller's own). */
+ * of a pidfd of the caller's own, until the kernel has said). */
 int procinfo_pidfd_ids_supported(void);
+/* How many reads took their ids from a pidfd (for tests and logs). */
+unsigned long procinfo_pidfd_ids_taken(void);
 /* Only the exe link, into buf[size] ("" where there is none to read, also
  * of a process gone, and of one whose main thread has exited, which
  * procinfo_read() and procinfo_read_rest() read through another thread);

@@ -365,6 +365,45 @@ static void live_process(void)
 	engine_sys_linux_free(s);
 }
 
+/* A read of a pid whose pidfd the engine holds (opened through the sys
+ * layer) takes its ids from that pidfd, where the kernel answers; once
+ * the pidfd is closed, or of another pid, it reads status; either way the
+ * ids are the same. */
+static void read_takes_ids_from_held_pidfd(void)
+{
+	struct engine_sys *s = engine_sys_linux_new("/proc");
+	static struct procinfo by_pidfd, by_status;
+	unsigned long before;
+	int fd;
+
+	CHECK(s != NULL);
+	if (!s)
+		return;
+	fd = S(pidfd_open, getpid());
+	CHECK(fd >= 0);
+	before = procinfo_pidfd_ids_taken();
+	CHECK(S(read, getpid(), &by_pidfd) == 0);
+	CHECK(S(read_rest, getpid(), &by_pidfd) == 0);
+	if (procinfo_pidfd_ids_supported() > 0)
+		CHECK(procinfo_pidfd_ids_taken() == before + 2);
+	else
+		printf("SKIP: unit/read_takes_ids_from_held_pidfd/ioctl: the kernel has no PIDFD_GET_INFO "
+		       "(Linux 6.13)\n");
+	S(pidfd_close, fd);
+	before = procinfo_pidfd_ids_taken();
+	CHECK(S(read, getpid(), &by_status) == 0);
+	CHECK(procinfo_pidfd_ids_taken() == before); /* closed: its slot is free */
+	CHECK(by_pidfd.uid == by_status.uid && by_pidfd.gid == by_status.gid && by_pidfd.tgid == by_status.tgid);
+	/* A pidfd of another process says nothing of this one. */
+	fd = S(pidfd_open, getppid());
+	CHECK(fd >= 0);
+	before = procinfo_pidfd_ids_taken();
+	CHECK(S(read, getpid(), &by_status) == 0);
+	CHECK(procinfo_pidfd_ids_taken() == before);
+	S(pidfd_close, fd);
+	engine_sys_linux_free(s);
+}
+
 /* A thread's own pid reads as a process whose thread group is its
  * leader's: what the dry run checks before it takes a read for the
  * process's. */
@@ -451,6 +490,7 @@ int main(int argc, char **argv)
 		printf("SKIP: unit/zombie_leader_cgroup_is_the_live_threads: no cgroup v2 hierarchy this test may write\n");
 	RUN(thread_exec_keeps_process_alive);
 	RUN(thread_id_read);
+	RUN(read_takes_ids_from_held_pidfd);
 	RUN(boot_ticks_bracket_a_start);
 	UNIT_EXIT();
 }

@@ -18,6 +18,7 @@
 #include <string.h>
 #include <grp.h>
 #include <sys/stat.h>
+#include <sys/utsname.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -1144,21 +1145,63 @@ static void read_live_ids_by_pidfd(void)
 	CHECK(other.uid == 1234 && other.gid == 4321);
 	CHECK(procinfo_read_rest_pidfd("/proc", child, fds[0], &other) == 0);
 	CHECK(other.uid == 1234 && other.gid == 4321);
-	if (procinfo_pidfd_ids_supported() > 0) {
+	if (procinfo_pidfd_ids_supported() > 0)
 		CHECK(procinfo_pidfd_ids(pidfd, child, &uid, &gid) == 0 && uid == 1234 && gid == 4321);
-		CHECK(procinfo_pidfd_ids(selffd, child, &uid, &gid) == -ESTALE);
-		CHECK(procinfo_pidfd_ids(fds[0], child, &uid, &gid) == -ENOTTY);
-		CHECK(procinfo_pidfd_ids_supported() > 0); /* a pipe did not turn it off */
-	} else {
-		CHECK(procinfo_pidfd_ids(pidfd, child, &uid, &gid) == -EOPNOTSUPP);
+	else
 		printf("SKIP: unit/read_live_ids_by_pidfd/ioctl: this kernel has no PIDFD_GET_INFO (Linux 6.13); "
 		       "the ids came from status\n");
-	}
 	close(fds[0]);
 	kill(child, SIGKILL);
 	waitpid(child, NULL, 0);
-	/* Reaped: no answer through the pidfd, and none taken. */
-	CHECK(procinfo_pidfd_ids(pidfd, child, &uid, &gid) < 0);
+	close(pidfd);
+	close(selffd);
+}
+
+/* Linux 6.13 and later answer PIDFD_GET_INFO: a kernel that does and a
+ * check that says it does not is a broken check, not an old kernel. */
+static bool kernel_has_pidfd_info(void)
+{
+	struct utsname u;
+	unsigned major = 0, minor = 0;
+
+	return uname(&u) == 0 && sscanf(u.release, "%u.%u", &major, &minor) == 2 &&
+	       (major > 6 || (major == 6 && minor >= 13));
+}
+
+/* What procinfo_pidfd_ids() answers, as any user: the ids of the process
+ * the pidfd names; ESTALE for another process's pidfd; ENOTTY for an fd
+ * that is no pidfd (which leaves the ioctl on); an error once reaped. */
+static void pidfd_ids_answers(void)
+{
+	int fds[2], pidfd, selffd, supported = procinfo_pidfd_ids_supported();
+	uid_t uid = 1;
+	gid_t gid = 1;
+	pid_t child;
+
+	CHECK(supported == (kernel_has_pidfd_info() ? 1 : -1));
+	CHECK(pipe(fds) == 0);
+	child = fork();
+	if (child == 0) {
+		pause();
+		_exit(0);
+	}
+	pidfd = (int)syscall(SYS_pidfd_open, child, 0);
+	selffd = (int)syscall(SYS_pidfd_open, getpid(), 0);
+	CHECK(child > 0 && pidfd >= 0 && selffd >= 0);
+	if (supported > 0) {
+		CHECK(procinfo_pidfd_ids(pidfd, child, &uid, &gid) == 0 && uid == getuid() && gid == getgid());
+		CHECK(procinfo_pidfd_ids(selffd, child, &uid, &gid) == -ESTALE);
+		CHECK(procinfo_pidfd_ids(fds[0], child, &uid, &gid) == -ENOTTY);
+		CHECK(procinfo_pidfd_ids_supported() == 1); /* a pipe did not turn it off */
+	} else {
+		CHECK(procinfo_pidfd_ids(pidfd, child, &uid, &gid) == -EOPNOTSUPP);
+		printf("SKIP: unit/pidfd_ids_answers/ioctl: this kernel has no PIDFD_GET_INFO (Linux 6.13)\n");
+	}
+	kill(child, SIGKILL);
+	waitpid(child, NULL, 0);
+	CHECK(procinfo_pidfd_ids(pidfd, child, &uid, &gid) < 0); /* reaped: no answer */
+	close(fds[0]);
+	close(fds[1]);
 	close(pidfd);
 	close(selffd);
 }
@@ -1206,6 +1249,7 @@ int main(void)
 	RUN(live_cpu_ns);
 	RUN(process_cpu_clock);
 	RUN(pidfd_poll_states);
+	RUN(pidfd_ids_answers);
 	if (geteuid() == 0) {
 		RUN(read_live_many_groups);
 		RUN(read_live_ids_by_pidfd);

@@ -186,7 +186,7 @@ int cli_cmd_status(int argc, char **argv)
 enum { L_GROUP, L_KEY, L_TASKS, L_COOKIE, L_PER, L_TRUSTED, L_SOURCE, L_ASSIGNMENTS };
 static const struct table_column list_cols[] = {
 	[L_GROUP] = { "GROUP", 0.1, 0, 0, "group name" },
-	[L_KEY] = { "KEY", 0.1, SCOLS_FL_TRUNC, 0, "instance: uid, cgroup or pid; empty for Per=group" },
+	[L_KEY] = { "KEY", 0.1, SCOLS_FL_TRUNC, 0, "instance: uid, cgroup, PID:START, container:ID or pod:ID; empty for Per=group" },
 	[L_TASKS] = { "TASKS", 0.05, SCOLS_FL_RIGHT, SCOLS_JSON_NUMBER, "tasks carrying the cookie" },
 	[L_COOKIE] = { "COOKIE", 0.1, 0, 0, "the kernel's cookie (a dry run's: planned)" },
 	[L_PER] = { "PER", 0.05, 0, 0, "how members are split" },

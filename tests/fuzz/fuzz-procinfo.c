@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* fuzz-sources: daemon/procinfo-pidfd.c */
 #include "procinfo.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

@@ -1072,36 +1072,68 @@ static void live_children_of_reaped(void)
 	CHECK(w.calls == 1);
 }
 
-/* A process in many supplementary groups (its status past 8 KiB) is
- * read like any other. */
-static void read_live_many_groups(void)
+/* A child that has run become() and waits to be killed; -1 if it could
+ * not be started or become() failed. */
+static pid_t spawn_become(int (*become)(void))
 {
-	static gid_t groups[2000];
-	struct procinfo pi;
 	int fds[2];
 	char c = 0;
 	pid_t child;
 
-	for (size_t i = 0; i < sizeof(groups) / sizeof(groups[0]); i++)
-		groups[i] = (gid_t)(100000 + i);
-	CHECK(pipe(fds) == 0);
+	if (pipe(fds) < 0)
+		return -1;
 	child = fork();
 	if (child == 0) {
 		close(fds[0]);
-		if (setgroups(sizeof(groups) / sizeof(groups[0]), groups) < 0 || setgid(4321) < 0 || setuid(1234) < 0)
+		if (become() < 0)
 			_exit(1);
 		(void)!write(fds[1], "x", 1);
 		pause();
 		_exit(0);
 	}
 	close(fds[1]);
-	CHECK(child > 0 && read(fds[0], &c, 1) == 1 && c == 'x');
+	if (child > 0 && (read(fds[0], &c, 1) != 1 || c != 'x')) {
+		kill(child, SIGKILL);
+		waitpid(child, NULL, 0);
+		child = -1;
+	}
 	close(fds[0]);
+	return child;
+}
+
+static int become_many_groups(void)
+{
+	static gid_t groups[2000];
+
+	for (size_t i = 0; i < sizeof(groups) / sizeof(groups[0]); i++)
+		groups[i] = (gid_t)(100000 + i);
+	if (setgroups(sizeof(groups) / sizeof(groups[0]), groups) < 0 || setgid(4321) < 0 || setuid(1234) < 0)
+		return -1;
+	return 0;
+}
+
+/* A process in many supplementary groups (its status past 8 KiB) is
+ * read like any other. */
+static void read_live_many_groups(void)
+{
+	struct procinfo pi;
+	pid_t child = spawn_become(become_many_groups);
+
+	CHECK(child > 0);
+	if (child <= 0)
+		return;
 	fresh(&pi);
 	CHECK(procinfo_read("/proc", child, &pi) == 0);
 	CHECK(pi.pid == child && pi.tgid == child && pi.uid == 1234 && pi.gid == 4321);
 	kill(child, SIGKILL);
 	waitpid(child, NULL, 0);
+}
+
+static int become_real_not_effective(void)
+{
+	if (setresgid(4321, 8765, 8765) < 0 || setresuid(1234, 5678, 5678) < 0)
+		return -1;
+	return 0;
 }
 
 /* A child whose real and effective ids differ: the ids read through its
@@ -1110,27 +1142,18 @@ static void read_live_many_groups(void)
 static void read_live_ids_by_pidfd(void)
 {
 	struct procinfo by_status, by_pidfd, other;
-	int fds[2], pidfd, selffd;
+	int pidfd, selffd, notpidfd;
 	uid_t uid = 0;
 	gid_t gid = 0;
-	char c = 0;
-	pid_t child;
+	pid_t child = spawn_become(become_real_not_effective);
 
-	CHECK(pipe(fds) == 0);
-	child = fork();
-	if (child == 0) {
-		close(fds[0]);
-		if (setresgid(4321, 8765, 8765) < 0 || setresuid(1234, 5678, 5678) < 0)
-			_exit(1);
-		(void)!write(fds[1], "x", 1);
-		pause();
-		_exit(0);
-	}
-	close(fds[1]);
-	CHECK(child > 0 && read(fds[0], &c, 1) == 1 && c == 'x');
+	CHECK(child > 0);
+	if (child <= 0)
+		return;
 	pidfd = (int)syscall(SYS_pidfd_open, child, 0);
 	selffd = (int)syscall(SYS_pidfd_open, getpid(), 0);
-	CHECK(pidfd >= 0 && selffd >= 0);
+	notpidfd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	CHECK(pidfd >= 0 && selffd >= 0 && notpidfd >= 0);
 	fresh(&by_status);
 	fresh(&by_pidfd);
 	fresh(&other);
@@ -1140,17 +1163,17 @@ static void read_live_ids_by_pidfd(void)
 	CHECK(by_pidfd.uid == 1234 && by_pidfd.gid == 4321 && by_pidfd.tgid == child);
 	CHECK(strcmp(by_pidfd.exe, by_status.exe) == 0 && strcmp(by_pidfd.cgroup, by_status.cgroup) == 0 &&
 	      by_pidfd.start_time == by_status.start_time && by_pidfd.ppid == getpid());
-	/* Another process's pidfd, and a pipe: status is read instead. */
+	/* Another process's pidfd, and /dev/null: status is read instead. */
 	CHECK(procinfo_read_pidfd("/proc", child, selffd, &other) == 0);
 	CHECK(other.uid == 1234 && other.gid == 4321);
-	CHECK(procinfo_read_rest_pidfd("/proc", child, fds[0], &other) == 0);
+	CHECK(procinfo_read_rest_pidfd("/proc", child, notpidfd, &other) == 0);
 	CHECK(other.uid == 1234 && other.gid == 4321);
 	if (procinfo_pidfd_ids_supported() > 0)
 		CHECK(procinfo_pidfd_ids(pidfd, child, &uid, &gid) == 0 && uid == 1234 && gid == 4321);
 	else
 		printf("SKIP: unit/read_live_ids_by_pidfd/ioctl: this kernel has no PIDFD_GET_INFO (Linux 6.13); "
 		       "the ids came from status\n");
-	close(fds[0]);
+	close(notpidfd);
 	kill(child, SIGKILL);
 	waitpid(child, NULL, 0);
 	close(pidfd);

@@ -6,7 +6,8 @@
 # the exec, a matched process's unmatched helpers (kept in its key), a
 # Per=process group, unmatched processes (none, 0x0), an explicit
 # placement, a process matched by its real uid and one by its effective
-# uid alone (not matched). The queries say it is a dry run; the daemon makes no
+# uid alone (not matched). The start log says where the ids come from (a
+# pidfd on Linux 6.13+, status before). The queries say it is a dry run; the daemon makes no
 # prctl(PR_SCHED_CORE) call (checked with strace when installed).
 # Needs root (the proc connector) and the proc connector itself.
 T=host/daemon-dry-run
@@ -61,6 +62,18 @@ printf '# coreschedd explicit placements: PID START ORIGIN GROUP KEY [COOKIE [PL
 start_dry_run --strace
 grep -q 'Dry run: ' "$W/log" && grep -q 'Started (dry run: nothing is applied)' "$W/log"
 result start-says-dry-run 0 '' $? "$(cat "$W/log")"
+
+# Where the ids of each process come from, said at start: through pidfds on
+# Linux 6.13 and later (PIDFD_GET_INFO), from status before. The kernel's
+# version decides what it must say, not the daemon's own check.
+IFS=. read -r kmaj kmin _ <<< "$(uname -r)"
+if [ "$kmaj" -gt 6 ] || { [ "$kmaj" -eq 6 ] && [ "${kmin%%[!0-9]*}" -ge 13 ]; }; then
+	want='Process ids are read through pidfds (PIDFD_GET_INFO)'
+else
+	want='Process ids are read from /proc/PID/status: the kernel has no PIDFD_GET_INFO (Linux 6.13)'
+fi
+grep -qF "$want" "$W/log"
+result start-says-id-source 0 '' $? "kernel $(uname -r), wanted: $want; log: $(cat "$W/log")"
 
 # ---- the processes ----
 L() { "$@" </dev/null >/dev/null 2>&1 & pids+=($!); }

@@ -29,6 +29,19 @@ cleanup_pids="$cleanup_pids $dry"
 wait_for test -S "$DRY" || { fail dry-start "no control socket; log: $(cat "$DLOG")"; exit 1; }
 dcs() { CORESCHED_SOCKET=$DRY coresched "$@"; }
 expect status-dry-run "$(dcs status -J | cs-json dry_run)" true
+# Where each process's ids come from, as the kernel's version says (the
+# test kernel, 6.12, has no PIDFD_GET_INFO: status).
+kver=$(uname -r); kmaj=${kver%%.*}; kmin=${kver#*.}; kmin=${kmin%%[!0-9]*}
+if [ "$kmaj" -gt 6 ] || { [ "$kmaj" -eq 6 ] && [ "$kmin" -ge 13 ]; }; then
+	want='Process ids are read through pidfds (PIDFD_GET_INFO)'
+else
+	want='Process ids are read from /proc/PID/status: the kernel has no PIDFD_GET_INFO (Linux 6.13)'
+fi
+if grep -qF "$want" "$DLOG"; then
+	pass says-id-source
+else
+	fail says-id-source "kernel $kver, wanted: $want; log: $(tail -n 20 "$DLOG")"
+fi
 planned() { dcs ps -J "$1" 2>/dev/null | cs-json processes.0.cookie; }
 # kids PID: the children of PID (from /proc: the VM has no pgrep -P)
 kids() { cat /proc/[0-9]*/stat 2>/dev/null | sed -n "s/^\([0-9]*\) (.*) [A-Za-z] $1 .*/\1/p"; }

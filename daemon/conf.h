@@ -160,6 +160,10 @@ struct match_input {
 struct match_result {
 	const struct group *group;
 	char key[MATCH_KEY_MAX]; /* "" for PER_GROUP and PER_PROCESS */
+	/* Per=cgroup, but the matched cgroup's path does not fit a key: the
+	 * process gets a key of its own (named as a Per=process one), never
+	 * one cut short and shared with other cgroups. key is "". */
+	bool own_key;
 };
 
 /* First group in evaluation order whose every Match*= kind matches.

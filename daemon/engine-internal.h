@@ -189,6 +189,7 @@ int table_key_hold(struct engine *e, struct key *k);
 int table_key_hold_from(struct engine *e, struct key *k, const struct task *t);
 void table_free_all(struct engine *e);
 
+void engine_match_key(const struct task *t, struct match_result *m);
 void engine_process_key_name(const struct task *t, char *buf, size_t size);
 void engine_key_name_for(const struct group *g, const struct task *t, char *buf, size_t size);
 /* Read t again and run it through policy, as at the event whose read

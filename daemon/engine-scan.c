@@ -140,10 +140,10 @@ static int scan_one(void *userdata, pid_t pid)
 		p->t = t;
 		p->ppid = pi.ppid;
 		p->g = rules_match(e->conf, &in, &m) > 0 ? m.group : NULL;
-		if (p->g && p->g->per == PER_PROCESS)
-			engine_process_key_name(t, m.key, sizeof(m.key));
-		if (p->g)
+		if (p->g) {
+			engine_match_key(t, &m);
 			memcpy(p->key, m.key, sizeof(p->key));
+		}
 		return 0;
 	}
 	if (s->all && t->recorded && engine_origin_explicit(t->origin))

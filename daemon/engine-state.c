@@ -239,8 +239,7 @@ static bool rules_agree(const struct engine *e, const struct task *t, const stru
 
 	if (rules_match(e->conf, &in, &m) <= 0 || strcmp(m.group->name, k->group) != 0)
 		return false;
-	if (m.group->per == PER_PROCESS)
-		engine_process_key_name(t, m.key, sizeof(m.key));
+	engine_match_key(t, &m);
 	return strcmp(m.key, k->name) == 0;
 }
 

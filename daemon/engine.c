@@ -204,6 +204,14 @@ void engine_process_key_name(const struct task *t, char *buf, size_t size)
 	snprintf(buf, size, "%d:%" PRIu64, t->pid, t->start);
 }
 
+/* The key a rule's match m names for t: the match's own, or t's where the
+ * group is Per=process or the matched cgroup's path does not fit a key. */
+void engine_match_key(const struct task *t, struct match_result *m)
+{
+	if (m->group->per == PER_PROCESS || m->own_key)
+		engine_process_key_name(t, m->key, sizeof(m->key));
+}
+
 void engine_key_name_for(const struct group *g, const struct task *t, char *buf, size_t size)
 {
 	switch (g->per) {
@@ -212,8 +220,10 @@ void engine_key_name_for(const struct group *g, const struct task *t, char *buf,
 		/* A cgroup that could not be read (procinfo leaves it "") or
 		 * that the kernel cut (an ancestor stands for it) names no key:
 		 * every such process in one would share a cookie across users
-		 * and containers. A key of its own instead. */
-		if (t->cgroup && *t->cgroup && !t->cgroup_cut)
+		 * and containers. Nor does one whose path does not fit a key:
+		 * cut short, it would name other cgroups' key too. A key of its
+		 * own instead. */
+		if (t->cgroup && *t->cgroup && !t->cgroup_cut && strlen(t->cgroup) < size)
 			snprintf(buf, size, "%s", t->cgroup);
 		else
 			engine_process_key_name(t, buf, size);
@@ -395,8 +405,7 @@ static int decide(struct engine *e, struct task *t)
 	}
 	if (rules_match(e->conf, &in, &m) <= 0)
 		return unclaimed(e, t);
-	if (m.group->per == PER_PROCESS)
-		engine_process_key_name(t, m.key, sizeof(m.key));
+	engine_match_key(t, &m);
 	r = table_join(e, t, m.group, m.key, 0);
 	if (r < 0)
 		return r;

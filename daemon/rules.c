@@ -361,19 +361,26 @@ static void collect(const struct conf_index *idx, const struct match_input *in, 
 	each_prefix(in->cgroup, buf, cgroup_index_step, &w);
 }
 
-/* Fills the key; false when it does not fit, which rejects the group
- * rather than let two cgroups share a truncated key. */
+/* Fills the key; false when the group's cgroup words give none. A matched
+ * cgroup whose path does not fit a key asks for a key of the process's own
+ * (own_key): cut short, two cgroups would share one cookie, and rejecting
+ * the group would leave a process the rules name untagged. */
 static bool make_key(const struct group *g, const struct match_input *in, struct match_result *ret)
 {
 	size_t n;
 
 	ret->key[0] = '\0';
+	ret->own_key = false;
 	if (g->per == PER_USER) {
 		snprintf(ret->key, sizeof(ret->key), "%u", (unsigned)in->uid);
 	} else if (g->per == PER_CGROUP) {
 		n = group_cgroup_match(g, in->cgroup, NULL);
-		if (n == 0 || n >= sizeof(ret->key))
+		if (n == 0)
 			return false;
+		if (n >= sizeof(ret->key)) {
+			ret->own_key = true;
+			return true;
+		}
 		memcpy(ret->key, in->cgroup, n);
 		ret->key[n] = '\0';
 	}

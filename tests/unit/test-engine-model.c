@@ -110,6 +110,7 @@ struct fproc {
 	sc_cookie cpu_read_cookie; /* its cookie when the daemon last read cpu_ns */
 	bool no_cgroup;   /* its cgroup path is too long to read: procinfo says "" */
 	bool cut_cgroup;  /* the kernel cut its path: procinfo says an ancestor, cut */
+	const char *cgroup; /* its cgroup path, where not /user.slice */
 };
 
 /* The daemon writes children and sticky members to its state file once a
@@ -279,7 +280,11 @@ static int fk_read(void *u, pid_t pid, struct procinfo *ret)
 	ret->gid = p->uid;
 	snprintf(ret->comm, sizeof(ret->comm), "%s", p->comm);
 	snprintf(ret->exe, sizeof(ret->exe), "%s", exe_unreadable ? "" : p->exe);
-	snprintf(ret->cgroup, sizeof(ret->cgroup), "%s", p->no_cgroup ? "" : p->cut_cgroup ? "/machine.slice" : "/user.slice");
+	snprintf(ret->cgroup, sizeof(ret->cgroup), "%s",
+		 p->no_cgroup	 ? ""
+		 : p->cut_cgroup ? "/machine.slice"
+		 : p->cgroup	 ? p->cgroup
+				 : "/user.slice");
 	ret->cgroup_cut = p->cut_cgroup;
 	ret->state = p->th[0].alive ? 'S' : 'Z';
 	return 0;
@@ -2659,6 +2664,53 @@ static void test_per_cgroup_cut_cgroup(void)
 	e = engine_free(e);
 }
 
+/* Two cgroups alike in their first 600 characters, longer than a key:
+ * cut to fit one, they would share a cookie (two users', two pods'). By
+ * name and by a rule, each process gets a key of its own instead, and the
+ * rule still claims both. */
+static char long_cg[2][700];
+
+static void test_per_cgroup_path_longer_than_key(void)
+{
+	struct fproc *p[4];
+	struct task *t[4];
+
+	memset(long_cg[0], 'a', 600);
+	long_cg[0][0] = '/';
+	snprintf(long_cg[0] + 600, 100, "/victim");
+	memcpy(long_cg[1], long_cg[0], 600);
+	snprintf(long_cg[1] + 600, 100, "/tester");
+	e = scenario("[Group pc]\nMatchCgroup=/machine.slice\nPer=cgroup\n"
+		     "[Group pods]\nMatchCgroup=/a*/*\nMatchExe=/bin/pod\nPer=cgroup\n");
+	if (!e)
+		return;
+	p[0] = spawn("/bin/sh", 1000);
+	p[1] = spawn("/bin/sh", 1001);
+	p[2] = spawn("/bin/pod", 1000);
+	p[3] = spawn("/bin/pod", 1001);
+	for (int i = 0; i < 4; i++) {
+		CHECK(p[i] != NULL);
+		if (!p[i])
+			return;
+		p[i]->cgroup = long_cg[i % 2];
+	}
+	deliver(n_events);
+	CHECK(engine_assign(e, p[0]->pid, "pc", NULL, ORIGIN_ASSIGN) == 0);
+	CHECK(engine_assign(e, p[1]->pid, "pc", NULL, ORIGIN_ASSIGN) == 0);
+	engine_scan(e, false, true);
+	for (int i = 0; i < 4; i++) {
+		t[i] = engine_task(e, p[i]->pid);
+		CHECK(t[i] && t[i]->key && cookie_of(p[i]) != 0);
+		if (!t[i] || !t[i]->key)
+			return;
+	}
+	CHECK(strcmp(t[0]->key->group, "pc") == 0 && strcmp(t[2]->key->group, "pods") == 0 &&
+	      strcmp(t[3]->key->group, "pods") == 0);
+	CHECK(cookie_of(p[0]) != cookie_of(p[1]) && cookie_of(p[2]) != cookie_of(p[3]));
+	CHECK(strlen(t[0]->key->name) < 100 && strlen(t[2]->key->name) < 100);
+	e = engine_free(e);
+}
+
 /* Put into a Per=cgroup group by name without a key, a process's key is
  * its own cgroup (no word matched it to name an ancestor): two processes
  * of one cgroup share it. */
@@ -3661,6 +3713,7 @@ int main(void)
 	RUN(test_fork_copy_not_of_renamed_clone_parent);
 	RUN(test_per_cgroup_unread_cgroup);
 	RUN(test_per_cgroup_cut_cgroup);
+	RUN(test_per_cgroup_path_longer_than_key);
 	RUN(test_per_cgroup_by_name_own_cgroup);
 	RUN(test_reused_pid_exec_before_clear);
 	RUN(test_fork_event_of_reused_pid);

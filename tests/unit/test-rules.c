@@ -154,9 +154,10 @@ static void test_keys(void)
 
 static void test_key_too_long(void)
 {
-	/* A prefix that does not fit the key rejects the group rather than
-	 * merge two cgroups under one truncated key. */
-	char text[1400], cg[1200];
+	/* A matched cgroup whose path does not fit a key: the group still
+	 * claims the process (a rule names it), with a key of the process's
+	 * own rather than one cut short that two cgroups would share. */
+	char text[1400], cg[1200], cg2[1200];
 	struct conf *c;
 
 	memset(cg, 'a', 600);
@@ -164,7 +165,19 @@ static void test_key_too_long(void)
 	cg[600] = '\0';
 	snprintf(text, sizeof(text), "[Group long]\nMatchCgroup=%s\nPer=cgroup\n[Group any]\nMatchComm=*\n", cg);
 	c = load(text);
-	CHECK_STREQ(match(c, "/x", "x", 0, 0, cg), "any");
+	CHECK_STREQ(match(c, "/x", "x", 0, 0, cg), "long");
+	CHECK(last.own_key);
+	CHECK_STREQ(last.key, "");
+	conf_free(c);
+	/* A cgroup longer than a key under a short word: its process's own
+	 * key; one that fits is its key, as before. */
+	snprintf(cg2, sizeof(cg2), "%s/one", cg);
+	c = load("[Group pods]\nMatchCgroup=/a*/*\nPer=cgroup\n");
+	CHECK_STREQ(match(c, "/x", "x", 0, 0, cg2), "pods");
+	CHECK(last.own_key);
+	CHECK_STREQ(match(c, "/x", "x", 0, 0, "/abc/pod1/x"), "pods");
+	CHECK(!last.own_key);
+	CHECK_STREQ(last.key, "/abc/pod1");
 	conf_free(c);
 }
 

@@ -373,6 +373,13 @@ int auth_may_act_on(uid_t uid, gid_t gid, const struct auth_creds *t)
 	return 0;
 }
 
+bool auth_may_see(uid_t uid, gid_t gid, pid_t pid)
+{
+	struct auth_creds cr;
+
+	return auth_read_creds("/proc", pid, &cr) == 0 && auth_may_act_on(uid, gid, &cr) == 0;
+}
+
 bool auth_placed_by_other(const struct task *t, uid_t uid)
 {
 	return t && ((t->key && engine_origin_explicit(t->origin)) || t->cleared) && t->placer != uid;

@@ -77,6 +77,11 @@ int auth_read_creds(const char *proc_root, pid_t pid, struct auth_creds *ret);
  * capability (the caller is taken to hold none) unless in a user
  * namespace the caller owns. 0 or -EPERM. */
 int auth_may_act_on(uid_t uid, gid_t gid, const struct auth_creds *t);
+/* May the caller (uid, gid, unprivileged) see pid's details (its program,
+ * its cookie) through the daemon? Where the kernel would show them to it:
+ * auth_may_act_on() of pid's creds, read now. A program it started that
+ * took other ids (setuid) is not its own, as the kernel counts. */
+bool auth_may_see(uid_t uid, gid_t gid, pid_t pid);
 
 /* An explicit placement (assign, run, hook, or inherited from one), or a
  * clear (coresched clear, a trusted container), made by someone other

@@ -395,7 +395,8 @@ static int m_list_processes(void *u, const struct control_caller *c, json_object
 
 		if ((!all && t->uid != c->uid) || (pids && !(pv && bsearch(&pid, pv, np, sizeof(*pv), cmp_int))) ||
 		    (user && (int)t->uid != json_object_get_int(user)) ||
-		    (group && (!t->key || strcmp(t->key->group, json_object_get_string(group)) != 0)))
+		    (group && (!t->key || strcmp(t->key->group, json_object_get_string(group)) != 0)) ||
+		    (!all && !auth_may_see(c->uid, c->gid, pid)))
 			continue;
 		json_object_array_add(arr, task_json(&nc, t));
 	}
@@ -451,8 +452,9 @@ static int m_explain(void *u, const struct control_caller *c, json_object *p, js
 		return -EINVAL;
 	if (procinfo_read("/proc", pid, &pi) < 0)
 		return methods_fail(err, ERR("NoSuchProcess"), "pid", json_object_new_int(pid));
-	if (!c->privileged && pi.uid != c->uid)
-		return denied(err, "an unprivileged caller may explain only its own processes");
+	if (!c->privileged && (pi.uid != c->uid || !auth_may_see(c->uid, c->gid, pid)))
+		return denied(err, "an unprivileged caller may explain only its own processes (every uid and gid "
+				   "its own, dumpable, holding no capabilities, as the kernel requires to read them)");
 	in = (struct match_input){ pi.exe, pi.comm, pi.uid, pi.gid, pi.cgroup };
 	rules_explain(conf, &in, explain_one, rules);
 	matched = rules_match(conf, &in, &m);

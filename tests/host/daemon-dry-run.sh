@@ -237,6 +237,28 @@ out=$("$runas" 65534 65534 "$cs" assign --group open "$cl" 2>&1)
 result root-clear-kept-by-assign 6 'another user' $? "$out"
 expect root-clear-kept "$cl" null none
 
+# A setuid program the user started (real uid the user's, effective root):
+# the kernel shows the user neither its exe nor its cookie, and neither
+# does the daemon: ps leaves it out and explain refuses, while the user's
+# plain process is shown and explained.
+cp "$(readlink -f "$(command -v sleep)")" "$W/bin/suid-sleep"
+chown 0:0 "$W/bin/suid-sleep" && chmod 4755 "$W/bin/suid-sleep"
+"$runas" 65534 65534 "$W/bin/suid-sleep" 1000 </dev/null >/dev/null 2>&1 &
+pids+=($!) su=$!
+if ! settle "$su" "$W/bin/suid-sleep" || [ "$(awk '/^Uid:/ { print $2 " " $3 }' /proc/$su/status)" != "65534 0" ]; then
+	echo "SKIP: $T/setuid-hidden: no setuid-root process as 65534 here (a nosuid mount?): $(grep '^Uid:' /proc/$su/status 2>&1)"
+else
+	out=$("$runas" 65534 65534 "$cs" ps -J 2>&1)
+	grep -q "\"pid\": *$cl\b" <<<"$out" && ! grep -q "\"pid\": *$su\b" <<<"$out"
+	result setuid-hidden-from-ps 0 '' $? "$out"
+	out=$("$runas" 65534 65534 "$cs" explain "$su" 2>&1)
+	result setuid-explain-refused 6 'its own processes' $? "$out"
+	out=$("$runas" 65534 65534 "$cs" explain "$cl" 2>&1)
+	result own-explained 0 '' $? "$out"
+	out=$("$cs" explain "$su" 2>&1)
+	result setuid-explained-to-root 0 'suid-sleep' $? "$out"
+fi
+
 # A thread id names no process: the reason says so (the kernel's pidfd_open()
 # answers EINVAL, or ENOENT since Linux 6.15, which read as something else).
 "$runas" 65534 65534 "$top/build/helpers/cs-threads" 1 </dev/null >/dev/null 2>&1 &

@@ -8,9 +8,12 @@
 #include <dirent.h>
 #include <errno.h>
 #include <ini.h>
+#include <limits.h>
 #include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 
@@ -124,12 +127,46 @@ struct conf *conf_free(struct conf *c)
 	return NULL;
 }
 
+/* A MatchExe= path (no pattern) the kernel never shows as a process's
+ * program: one through a symbolic link (the exe link is the resolved path:
+ * /bin/sh is /usr/bin/dash on a merged /usr) or a script (its process runs
+ * the #! line's interpreter). Said as it is on disk now. */
+static void exe_word_warning(const struct group *g, const char *word, conf_warning_fn fn, void *userdata)
+{
+	char msg[2 * PATH_MAX + 512], head[2], *real;
+	FILE *f;
+
+	if (strpbrk(word, "*?[") || !(real = realpath(word, NULL)))
+		return;
+	if (strcmp(real, word) != 0) {
+		snprintf(msg, sizeof(msg),
+			 "%s:%u: [Group %s] MatchExe=%s resolves to %s through a symbolic link: a process shows "
+			 "the resolved path, so this word matches none; name that path",
+			 g->file ? g->file : "?", g->line, g->name, word, real);
+		fn(userdata, msg);
+	} else if ((f = fopen(word, "re"))) {
+		if (fread(head, 1, 2, f) == 2 && head[0] == '#' && head[1] == '!') {
+			snprintf(msg, sizeof(msg),
+				 "%s:%u: [Group %s] MatchExe=%s is a script: its processes run the interpreter "
+				 "its #! line names, so this word matches none; match the script by MatchComm= "
+				 "(its file name) or name the interpreter",
+				 g->file ? g->file : "?", g->line, g->name, word);
+			fn(userdata, msg);
+		}
+		fclose(f);
+	}
+	free(real);
+}
+
 void conf_warnings(const struct conf *c, conf_warning_fn fn, void *userdata)
 {
 	char msg[1024];
 
 	for (size_t i = 0; i < c->n_groups; i++) {
 		const struct group *g = c->groups[i];
+
+		for (size_t w = 0; w < g->n_match_words[MATCH_EXE]; w++)
+			exe_word_warning(g, g->match_words[MATCH_EXE][w], fn, userdata);
 
 		/* A rule acts after the program started, and a lock is a filter
 		 * the process must install on itself before its exec. */

@@ -548,6 +548,55 @@ static void test_print(void)
 	CHECK(conf_free(NULL) == NULL);
 }
 
+struct warnings {
+	char text[4096];
+};
+
+static void collect_warning(void *userdata, const char *msg)
+{
+	struct warnings *w = userdata;
+	size_t n = strlen(w->text);
+
+	snprintf(w->text + n, sizeof(w->text) - n, "%s\n", msg);
+}
+
+/* A MatchExe= path that is a symbolic link or a #! script matches no
+ * process (the kernel shows the link's target, the interpreter): a warning
+ * says so and what to name instead; a plain program, a pattern and a path
+ * that does not exist (yet) say nothing. */
+static void test_exe_word_warnings(void)
+{
+	char dir[] = "/tmp/test-conf-exe-XXXXXX", text[1024], path[256];
+	struct warnings w = { "" };
+	struct conf *c;
+	FILE *f;
+
+	CHECK(mkdtemp(dir) != NULL);
+	snprintf(path, sizeof(path), "%s/prog", dir);
+	f = fopen(path, "w");
+	CHECK(f && fputs("\177ELF", f) >= 0 && fclose(f) == 0);
+	snprintf(path, sizeof(path), "%s/script", dir);
+	f = fopen(path, "w");
+	CHECK(f && fputs("#!/bin/sh\nexit 0\n", f) >= 0 && fclose(f) == 0);
+	snprintf(path, sizeof(path), "%s/link", dir);
+	CHECK(symlink("/usr/bin/env", path) == 0);
+	snprintf(text, sizeof(text),
+		 "[Group a]\nMatchExe=%s/prog %s/link %s/*\n[Group b]\nMatchExe=%s/script %s/absent\n", dir,
+		 dir, dir, dir, dir);
+	c = load(text, NULL);
+	CHECK(c != NULL);
+	if (c) {
+		conf_warnings(c, collect_warning, &w);
+		CHECK(strstr(w.text, "[Group a] MatchExe=") && strstr(w.text, "/link resolves to /usr/bin/env through a symbolic link"));
+		CHECK(strstr(w.text, "x.conf:3: [Group b] MatchExe=") && strstr(w.text, "/script is a script"));
+		CHECK(!strstr(w.text, "/prog ") && !strstr(w.text, "/absent") && !strstr(w.text, "/* "));
+		CHECK(strstr(w.text, "x.conf:1: [Group a]") != NULL);
+		conf_free(c);
+	}
+	snprintf(path, sizeof(path), "rm -rf '%s'", dir);
+	CHECK(system(path) == 0);
+}
+
 int main(void)
 {
 	RUN(test_defaults);
@@ -566,5 +615,6 @@ int main(void)
 	RUN(test_evaluation_order);
 	RUN(test_limits);
 	RUN(test_print);
+	RUN(test_exe_word_warnings);
 	UNIT_EXIT();
 }

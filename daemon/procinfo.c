@@ -334,8 +334,9 @@ static int open_pid_dir(const char *proc_root, pid_t pid)
 static pid_t name_pid(const char *name);
 
 /* readlink of dirfd/name: "" where there is none to read (kernel threads,
- * zombies, tasks we may not inspect). A path too long for the buffer is
- * cut. */
+ * zombies, tasks we may not inspect, a program whose path is longer than
+ * the kernel prints: ENAMETOOLONG, as for a cgroup). A path too long for
+ * the buffer is cut. */
 static int read_exe_at(int dirfd, const char *name, char *buf, size_t size)
 {
 	size_t slen = sizeof(DELETED_SUFFIX) - 1;
@@ -344,7 +345,7 @@ static int read_exe_at(int dirfd, const char *name, char *buf, size_t size)
 	n = readlinkat(dirfd, name, buf, size - 1);
 	if (n < 0) {
 		buf[0] = '\0';
-		if (errno == ENOENT || errno == EACCES)
+		if (errno == ENOENT || errno == EACCES || errno == ENAMETOOLONG)
 			return 0;
 		return gone(errno);
 	}

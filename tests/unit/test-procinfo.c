@@ -1229,6 +1229,74 @@ static void pidfd_ids_answers(void)
 	close(selffd);
 }
 
+/* A program whose path is longer than the kernel prints (readlink of
+ * exe: ENAMETOOLONG) is read with its exe "" (unreadable, as one we may
+ * not inspect), not as a failed read: the rest of the process (ids,
+ * cgroup) is what rules on users and cgroups judge. */
+static void read_live_exe_too_long(void)
+{
+	char base[] = "/tmp/test-procinfo-deep-XXXXXX", name[201], cmd[128];
+	struct procinfo pi;
+	int dirfd, fd, in, r = -1;
+	pid_t child = -1;
+	ssize_t n;
+
+	CHECK(mkdtemp(base) != NULL);
+	memset(name, 'd', 200);
+	name[200] = '\0';
+	dirfd = open(base, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	for (int i = 0; dirfd >= 0 && i < 22; i++) { /* 22 x 201 > PATH_MAX */
+		int next;
+
+		CHECK(mkdirat(dirfd, name, 0755) == 0);
+		next = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		close(dirfd);
+		dirfd = next;
+	}
+	CHECK(dirfd >= 0);
+	in = open("/usr/bin/sleep", O_RDONLY | O_CLOEXEC);
+	fd = dirfd >= 0 ? openat(dirfd, "prog", O_WRONLY | O_CREAT | O_CLOEXEC, 0755) : -1;
+	CHECK(in >= 0 && fd >= 0);
+	while (in >= 0 && fd >= 0 && (n = read(in, cmd, sizeof(cmd))) > 0)
+		CHECK(write(fd, cmd, (size_t)n) == n);
+	if (in >= 0)
+		close(in);
+	if (fd >= 0)
+		close(fd);
+	if (dirfd >= 0) {
+		child = fork();
+		if (child == 0) {
+			/* A copy of sleep, run by its path relative to the deep
+			 * directory: the kernel cannot print the whole of it. */
+			if (fchdir(dirfd) == 0)
+				execl("./prog", "prog", "100", (char *)NULL);
+			_exit(127);
+		}
+	}
+	for (int i = 0; child > 0 && i < 200; i++) {
+		char exe[PROCINFO_PATH_MAX];
+
+		/* Until the exec is done: the exe link of the parent's image
+		 * reads; the deep one does not. */
+		if (procinfo_read_exe("/proc", child, exe, sizeof(exe)) == 0 && !*exe)
+			break;
+		usleep(10000);
+	}
+	memset(&pi, 0, sizeof(pi));
+	if (child > 0)
+		r = procinfo_read("/proc", child, &pi);
+	CHECK(r == 0);
+	CHECK(pi.exe[0] == '\0' && pi.pid == child && pi.uid == getuid() && pi.cgroup[0] == '/');
+	if (child > 0) {
+		kill(child, SIGKILL);
+		waitpid(child, NULL, 0);
+	}
+	if (dirfd >= 0)
+		close(dirfd);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", base);
+	CHECK(system(cmd) == 0);
+}
+
 static void for_each_live_pid(void)
 {
 	struct pid_list l = { .want = getpid() };
@@ -1273,6 +1341,7 @@ int main(void)
 	RUN(process_cpu_clock);
 	RUN(pidfd_poll_states);
 	RUN(pidfd_ids_answers);
+	RUN(read_live_exe_too_long);
 	if (geteuid() == 0) {
 		RUN(read_live_many_groups);
 		RUN(read_live_ids_by_pidfd);

@@ -37,6 +37,7 @@ struct engine {
 	struct engine_sys *own_sys; /* the Linux one, when engine_new() made it */
 	struct hashmap *tasks;     /* pid -> struct task */
 	struct hashmap *keys;      /* "group/key" -> struct key (detached keys are not here) */
+	struct hashmap *key_shares; /* uid -> how many of keys were made for it (not root) */
 	struct hashmap *by_cookie; /* cookie -> struct key */
 	struct hashmap *programs;  /* exe -> struct program (engine-table.c) */
 	/* Forks stamped before this are read whole: a process whose program or

@@ -83,9 +83,54 @@ const struct grave *table_grave(const struct engine *e, sc_cookie c)
 	return NULL;
 }
 
+/* How many live keys were made for uid's processes. Root's are not
+ * counted; a detached key no longer is (as for MaxKeys). */
+static uintptr_t key_share(const struct engine *e, uid_t uid)
+{
+	return (uintptr_t)hashmap_get_u64(e->key_shares, uid);
+}
+
+/* A user's share of MaxKeys: a quarter of what is not kept for root, so
+ * that one user's processes (a Per=process rule, cgroups it may make, its
+ * requests) cannot use up the keys the rules need for other users. */
+static uintptr_t key_share_max(const struct engine *e)
+{
+	unsigned open = e->conf->daemon.max_keys - e->conf->daemon.max_keys / 16;
+
+	return open / 4 ? open / 4 : 1;
+}
+
+static int key_share_add(struct engine *e, struct key *k)
+{
+	uintptr_t n = key_share(e, k->creator);
+	int r;
+
+	if (k->creator == 0)
+		return 0;
+	r = hashmap_put_u64(e->key_shares, k->creator, (void *)(n + 1));
+	if (r < 0)
+		return r;
+	k->counted = true;
+	return 0;
+}
+
+static void key_share_drop(struct engine *e, struct key *k)
+{
+	uintptr_t n = key_share(e, k->creator);
+
+	if (!k->counted)
+		return;
+	k->counted = false;
+	if (n > 1)
+		(void)hashmap_put_u64(e->key_shares, k->creator, (void *)(n - 1)); /* replaces: no allocation */
+	else
+		hashmap_remove_u64(e->key_shares, k->creator);
+}
+
 static void key_release(struct engine *e, struct key *k, const struct task *last, bool last_explicit)
 {
 	bury(e, k, last, last_explicit);
+	key_share_drop(e, k);
 	if (!k->detached)
 		hashmap_remove_str(e->keys, k->id);
 	if (k->cookie && hashmap_get_u64(e->by_cookie, k->cookie) == k)
@@ -200,16 +245,19 @@ void table_set_origin(struct engine *e, struct task *t, enum origin o)
 }
 
 static int key_new(struct engine *e, const struct group *g, const char *id, const char *name, pid_t adopt_tid,
-		   struct key **ret)
+		   uid_t creator, struct key **ret)
 {
 	struct key *k;
 	int r;
 
 	/* The last sixteenth of MaxKeys is kept for root's requests and the
 	 * container hook: rules any user can trigger (a Per=process group)
-	 * and unprivileged requests cannot lock them out. */
+	 * and unprivileged requests cannot lock them out. Nor can one user
+	 * lock the others out: no more than its share is made for it. */
 	if (hashmap_size(e->keys) >= e->conf->daemon.max_keys - (e->privileged ? 0 : e->conf->daemon.max_keys / 16))
 		return -ENOSPC;
+	if (!e->privileged && creator != 0 && key_share(e, creator) >= key_share_max(e))
+		return -EDQUOT;
 	k = calloc(1, sizeof(*k));
 	if (!k || !(k->id = strdup(id)) || !(k->group = strdup(g->name)) || !(k->name = strdup(name))) {
 		key_free(e, k);
@@ -217,6 +265,7 @@ static int key_new(struct engine *e, const struct group *g, const char *id, cons
 	}
 	k->per = g->per;
 	k->trusted = g->trusted;
+	k->creator = creator;
 	/* Per=process keys get their cookie from CREATE on the first member,
 	 * and a holder only when a second member comes (table_key_hold). */
 	if (!g->trusted && g->per != PER_PROCESS) {
@@ -239,6 +288,12 @@ static int key_new(struct engine *e, const struct group *g, const char *id, cons
 		key_free(e, k);
 		return r;
 	}
+	r = key_share_add(e, k);
+	if (r < 0) {
+		hashmap_remove_str(e->keys, id);
+		key_free(e, k);
+		return r;
+	}
 	if (k->holder)
 		table_key_cookie(e, k, SYS(e, holder_cookie, k->holder));
 	e->c.keys_created++;
@@ -255,7 +310,7 @@ int table_join(struct engine *e, struct task *t, const struct group *g, const ch
 	snprintf(id, sizeof(id), "%s/%s", g->name, name);
 	k = hashmap_get_str(e->keys, id);
 	if (!k) {
-		r = key_new(e, g, id, name, adopt_tid, &k);
+		r = key_new(e, g, id, name, adopt_tid, t->uid, &k);
 		if (r < 0)
 			return r;
 	} else if (t->key != k && k->per == PER_PROCESS && !k->trusted && !k->holder && k->cookie &&
@@ -562,6 +617,7 @@ void table_detach_stale(struct engine *e)
 
 		if (table_key_stale(e->conf, k)) {
 			hashmap_remove_str(e->keys, k->id);
+			key_share_drop(e, k);
 			k->detached = true;
 		}
 	}

@@ -50,6 +50,13 @@ static void note_failure(struct engine *e, struct task *t, int r, const char *wh
 	e->c.errors++;
 	if (r == -EOPNOTSUPP && e->hazard)
 		return; /* said once, loudly, when the scheduler was found */
+	if (r == -EDQUOT) {
+		log_task(LOG_WARNING, t->pid, t->key ? t->key->group : NULL,
+			 "Failed to %s for PID %d (%s): uid %u holds its share of MaxKeys= (a quarter of those "
+			 "not kept for root), ignoring.",
+			 what, t->pid, t->comm, (unsigned)t->uid);
+		return;
+	}
 	log_task(LOG_WARNING, t->pid, t->key ? t->key->group : NULL, "Failed to %s for PID %d (%s): %s, ignoring.",
 		 what, t->pid, t->comm, strerror(-r));
 }
@@ -1044,8 +1051,9 @@ int engine_new_sys(const struct engine_sys *sys, pid_t self, struct engine **ret
 	e->keys = hashmap_new(true);
 	e->by_cookie = hashmap_new(false);
 	e->programs = hashmap_new(true);
+	e->key_shares = hashmap_new(false);
 	e->self = self;
-	if (!e->tasks || !e->keys || !e->by_cookie || !e->programs) {
+	if (!e->tasks || !e->keys || !e->by_cookie || !e->programs || !e->key_shares) {
 		engine_free(e);
 		return -ENOMEM;
 	}
@@ -1076,8 +1084,9 @@ struct engine *engine_free(struct engine *e)
 		return NULL;
 	engine_state_flush_lazy(e);
 	engine_state_heartbeat(e);
-	if (e->tasks && e->keys && e->by_cookie && e->programs)
+	if (e->tasks && e->keys && e->by_cookie && e->programs && e->key_shares)
 		table_free_all(e);
+	hashmap_free(e->key_shares);
 	hashmap_free(e->tasks);
 	hashmap_free(e->programs);
 	hashmap_free(e->keys);

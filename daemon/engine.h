@@ -41,6 +41,8 @@ struct key {
 	unsigned n_explicit; /* members placed explicitly, or their children */
 	bool detached;       /* stale since a reload: released with its last member */
 	bool ruled;          /* a member not placed explicitly carried its cookie */
+	uid_t creator;       /* the uid of the process the key was made for */
+	bool counted;        /* in its creator's share of MaxKeys (not root's; until detached) */
 	uint64_t assignments;
 	void *stats;         /* forced-idle accounting, owned by stats.c */
 };

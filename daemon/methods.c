@@ -504,6 +504,8 @@ static const char *place_error(pid_t pid, int r, char *buf, size_t size)
 		snprintf(buf, size, "%d is a thread of process %d: name the process", (int)pid, (int)tgid);
 		return buf;
 	}
+	if (r == -EDQUOT)
+		return "the process's user holds its share of MaxKeys= (a quarter of those not kept for root)";
 	return r == -ENOENT ? "no such group" : sc_strerror(r);
 }
 

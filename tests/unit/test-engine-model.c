@@ -1707,7 +1707,7 @@ static void test_key_reserve(void)
 	if (!e)
 		return;
 	for (int i = 0; i < 16; i++)
-		p[i] = spawn("/usr/bin/sandbox", 1000);
+		p[i] = spawn("/usr/bin/sandbox", 1000 + i / 2); /* within each user's share */
 	m = spawn("/bin/sh", 1000);
 	deliver(n_events);
 	CHECK(engine_n_keys(e) == 15);
@@ -2661,6 +2661,50 @@ static void test_per_cgroup_cut_cgroup(void)
 	CHECK(engine_assign(e, a->pid, "pc", NULL, ORIGIN_ASSIGN) == 0);
 	CHECK(engine_assign(e, b->pid, "pc", NULL, ORIGIN_ASSIGN) == 0);
 	CHECK(cookie_of(a) != 0 && cookie_of(b) != 0 && cookie_of(a) != cookie_of(b));
+	e = engine_free(e);
+}
+
+/* One user's processes cannot use up MaxKeys for the others: with 16,
+ * a user's share is 3 (a quarter of the 15 not kept for root). uid 1000's
+ * fourth and fifth Per=process sandboxes get no key (cookie 0, unsettled:
+ * tried again), while uid 1001's rule still places its process, and
+ * root's processes are not counted. A key released gives the share back. */
+static void test_key_share(void)
+{
+	struct fproc *p[5], *v, *r[4];
+	int placed = 0;
+
+	e = scenario("[Daemon]\nMaxKeys=16\n[Group sandbox]\nMatchExe=/usr/bin/sandbox\nPer=process\n"
+		     "[Group tenants]\nMatchExe=/usr/bin/victim\nMatchUser=1001\nPer=user\n");
+	if (!e)
+		return;
+	for (int i = 0; i < 5; i++)
+		p[i] = spawn("/usr/bin/sandbox", 1000);
+	for (int i = 0; i < 4; i++)
+		r[i] = spawn("/usr/bin/sandbox", 0);
+	v = spawn("/usr/bin/victim", 1001);
+	deliver(n_events);
+	for (int i = 0; i < 5; i++)
+		placed += p[i] && cookie_of(p[i]) != 0;
+	CHECK(placed == 3);
+	CHECK(v && has_group(v->pid, "tenants") && cookie_of(v) != 0);
+	for (int i = 0; i < 4; i++)
+		CHECK(r[i] && cookie_of(r[i]) != 0);
+	CHECK(engine_n_keys(e) == 3 + 4 + 1);
+	/* One of uid 1000's keyed sandboxes exits: a waiting one gets a key
+	 * when the unsettled are tried again. */
+	for (int i = 0; i < 5; i++)
+		if (p[i] && cookie_of(p[i]) != 0) {
+			op_exit(p[i]);
+			p[i] = NULL;
+			break;
+		}
+	deliver(n_events);
+	engine_retry_unsettled(e);
+	placed = 0;
+	for (int i = 0; i < 5; i++)
+		placed += p[i] && cookie_of(p[i]) != 0;
+	CHECK(placed == 3);
 	e = engine_free(e);
 }
 
@@ -3668,6 +3712,7 @@ int main(void)
 {
 	log_set_max_level(LOG_CRIT);
 	RUN(test_key_reserve);
+	RUN(test_key_share);
 	RUN(test_unmatched_keep);
 	RUN(test_unmatched_clear);
 	RUN(test_sched_ext);

@@ -94,7 +94,7 @@ static bool is_cgroup_prefix(const char *key, const char *cgroup)
 	       (cgroup[n] == '\0' || cgroup[n] == '/');
 }
 
-static void check_key(const struct group *g, const struct match_input *in, const char *key)
+static void check_key(const struct group *g, const struct match_input *in, const char *key, bool own_key)
 {
 	char uid[16];
 
@@ -107,11 +107,14 @@ static void check_key(const struct group *g, const struct match_input *in, const
 			abort();
 		break;
 	case PER_CGROUP:
-		if (!is_cgroup_prefix(key, in->cgroup))
+		/* A key of the process's own: only for a cgroup path that does
+		 * not fit a key (the matched prefix, at least that long). */
+		if (own_key ? *key || !in->cgroup || strlen(in->cgroup) < MATCH_KEY_MAX
+			    : !is_cgroup_prefix(key, in->cgroup))
 			abort();
 		break;
 	default:
-		if (*key)
+		if (*key || own_key)
 			abort();
 	}
 	if (g->trusted && *key)
@@ -145,12 +148,12 @@ static void check_match(const struct conf *c, const struct match_input *in)
 	rb = rules_match(c, in, &b);
 	if (ra != 0 && ra != 1)
 		abort();
-	if (ra != rb || (ra && (a.group != b.group || strcmp(a.key, b.key) != 0)))
+	if (ra != rb || (ra && (a.group != b.group || strcmp(a.key, b.key) != 0 || a.own_key != b.own_key)))
 		abort();
 	if (ra == 1) {
 		if (a.group->order >= c->n_groups || c->groups[a.group->order] != a.group)
 			abort();
-		check_key(a.group, in, a.key);
+		check_key(a.group, in, a.key, a.own_key);
 	} else if (a.key[0] != 0x5a) {
 		abort(); /* written although nothing matched */
 	}

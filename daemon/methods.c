@@ -478,7 +478,11 @@ static int m_explain(void *u, const struct control_caller *c, json_object *p, js
 	json_object_object_add(o, "origin", jstr(t ? origin_to_string(t->origin) : "untracked"));
 	json_object_object_add(o, "cookie", jcookie(now));
 	json_object_object_add(o, "expected_cookie", t && t->origin == ORIGIN_FOREIGN ? NULL : jcookie(want));
-	json_object_object_add(o, "agrees", json_object_new_boolean(t && (t->origin == ORIGIN_FOREIGN || now == want)));
+	/* An unsettled process is one whose placement failed (no key could be
+	 * made, say): cookie 0 is not what the rules want, though no key says
+	 * otherwise. */
+	json_object_object_add(o, "agrees",
+			       json_object_new_boolean(t && (t->origin == ORIGIN_FOREIGN || (now == want && !t->unsettled))));
 	*ret = o;
 	return 0;
 }

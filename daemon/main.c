@@ -185,11 +185,17 @@ static int on_procmon(sd_event_source *s, int fd, uint32_t revents, void *userda
 static int on_reconcile(sd_event_source *s, uint64_t usec, void *userdata)
 {
 	static uint64_t next_reconcile; /* the 1 s ticks below come in between */
+	static unsigned scheduled_sec;  /* the ReconcileSec= next_reconcile was set by */
 	struct daemon *d = userdata;
 	unsigned sec = engine_conf(d->engine)->daemon.reconcile_sec;
 
 	if (next_reconcile == 0) /* the start-up scan just ran */
 		next_reconcile = usec + (uint64_t)sec * 1000000ULL;
+	/* A reload that shortens the period: the next reconcile is due
+	 * within the new one, not at the end of the old. */
+	if (sec != scheduled_sec && usec + (uint64_t)sec * 1000000ULL < next_reconcile)
+		next_reconcile = usec + (uint64_t)sec * 1000000ULL;
+	scheduled_sec = sec;
 	if (sec != 0 && usec >= next_reconcile) {
 		(void)engine_scan(d->engine, false, true);
 		next_reconcile = usec + (uint64_t)sec * 1000000ULL - 100000;

@@ -502,3 +502,20 @@ elif start_daemon; then
 else
 	echo "FAIL: $T/time-slice: TimeSliceUSec=500 did not start: $why"
 fi
+
+# A reload that shortens ReconcileSec= from a day to a second: reconciles
+# follow within seconds, not a day later.
+printf '[Daemon]\nDryRun=yes\nReconcileSec=86400\n' > "$W/cfg/coreschedd.conf"
+if start_daemon; then
+	rec() { "$cs" status -J 2>/dev/null | "$json" counters.reconciles; }
+	sleep 1.5 # past the first tick, which schedules the next reconcile
+	sed -i 's/^ReconcileSec=86400$/ReconcileSec=1/' "$W/cfg/coreschedd.conf"
+	"$cs" reload >/dev/null 2>&1
+	before=$(rec) # the reload's own rescan counted
+	for i in $(seq 50); do [ "$(rec)" -gt "$before" ] 2>/dev/null && break; sleep 0.1; done
+	result reconcile-shortened-on-reload 0 '' 0 "" \
+		"$([ "$(rec)" -gt "$before" ] 2>/dev/null || echo "reconciles $before after the reload, $(rec) 5 s later")"
+	stop_daemon
+else
+	echo "FAIL: $T/reconcile-shortened-on-reload: ReconcileSec=86400 did not start: $why"
+fi

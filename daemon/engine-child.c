@@ -160,6 +160,33 @@ static bool inherited_stray(const struct task *p, const struct task *t, uint64_t
 	return p && forked_ns && p->stray_ns && forked_ns < p->stray_ns && t->cookie == p->stray_cookie;
 }
 
+/* A child of a Per=process rule's member that already runs a helper (no
+ * group claims its program, not its parent's) when the daemon reads it:
+ * forked at once, it may carry cookie 0, or its parent's. Had the daemon
+ * seen the fork first, the child would have had a key of its own in the
+ * group and kept it across the helper's exec (UnmatchedExec=keep): it
+ * gets that. False where that does not apply or the key cannot be made
+ * (the child is then judged on its own). */
+static bool per_process_helper(struct engine *e, struct task *t, struct task *p, const struct procinfo *pi,
+			       uint64_t forked_ns)
+{
+	const struct key *k = p ? p->key : NULL;
+	const struct group *g;
+	char name[MATCH_KEY_MAX];
+
+	if (!k || k->per != PER_PROCESS || (p->origin != ORIGIN_RULE && p->origin != ORIGIN_ADOPTED) || p == t ||
+	    e->conf->daemon.unmatched_clear || !forked_ns || !p->since_ns || p->since_ns >= forked_ns ||
+	    pi->ppid != p->pid || engine_same_program(p, pi) || claimed(e, pi) ||
+	    !(g = conf_find_group(e->conf, k->group)) || g->trusted)
+		return false;
+	engine_process_key_name(t, name, sizeof(name));
+	if (table_join(e, t, g, name, 0) < 0)
+		return false;
+	table_set_origin(e, t, ORIGIN_STICKY);
+	t->unsettled = engine_ensure(e, t, false) < 0;
+	return true;
+}
+
 /* The kernel copied the cookie the parent had *when it forked*, which may
  * be before the daemon placed it (a server forking workers right after its
  * exec, a shell forking before it was tagged) or before it moved to
@@ -176,6 +203,8 @@ void engine_judge_child(struct engine *e, struct task *t, struct task *p, const 
 	sc_cookie had = t->cookie;
 
 	if (before && p->prev && inherit_prev(e, t, p))
+		return;
+	if (!before && per_process_helper(e, t, p, pi, forked_ns))
 		return;
 	if (before || !follows(e, t, p, pi, forked_ns)) {
 		bool stray = inherited_stray(p, t, forked_ns);

@@ -316,6 +316,16 @@ static int unclaimed(struct engine *e, struct task *t)
 			table_set_origin(e, t, ORIGIN_STICKY);
 			return table_join(e, t, g, name, 0);
 		}
+		/* Another process's Per=process key that a rule made: a child
+		 * seen only once it ran a helper gets a key of its own in that
+		 * group, as it would have, had the daemon seen it fork first
+		 * (a child of a placement on request keeps the placement's). */
+		engine_process_key_name(t, name, sizeof(name));
+		if (k->per == PER_PROCESS && !k->n_explicit && strcmp(k->name, name) != 0 &&
+		    (g = conf_find_group(e->conf, k->group)) && !g->trusted) {
+			table_set_origin(e, t, ORIGIN_STICKY);
+			return table_join(e, t, g, name, 0);
+		}
 		table_set_key(e, t, k);
 		table_set_origin(e, t, ORIGIN_STICKY);
 		return 0;

@@ -2570,6 +2570,36 @@ static void test_fork_race_then_helper(void)
 	}
 }
 
+/* The same under Per=process: the child gets a key of its own in the
+ * group, as when the daemon sees its fork before its exec; not cookie 0
+ * (it was forked before its parent was tagged), not its parent's. Under
+ * UnmatchedExec=clear it goes to 0, as its exec would make it. */
+static void test_fork_race_then_helper_per_process(void)
+{
+	for (int clear = 0; clear < 2; clear++) {
+		struct fproc *p, *c;
+
+		e = scenario(clear ? "[Daemon]\nUnmatchedExec=clear\n[Group web]\nMatchExe=/usr/bin/web\nPer=process\n"
+				   : "[Group web]\nMatchExe=/usr/bin/web\nPer=process\n");
+		if (!e)
+			return;
+		p = spawn("/usr/bin/web", 1000);
+		c = p ? fork_of(p) : NULL;
+		if (!c)
+			break;
+		exec_as(c, "/usr/bin/helper");
+		deliver(n_events);
+		CHECK(cookie_of(p) != 0);
+		if (clear) {
+			CHECK(cookie_of(c) == 0);
+		} else {
+			CHECK(cookie_of(c) != 0 && cookie_of(c) != cookie_of(p));
+			CHECK(has_group(c->pid, "web"));
+		}
+		e = engine_free(e);
+	}
+}
+
 /* A daemon with a state file, in a directory of its own. */
 static char scen_dir[64];
 
@@ -3728,6 +3758,7 @@ int main(void)
 	RUN(test_scan_meets_child_forked_before_request);
 	RUN(test_cleared_parent_gone_before_fork_event);
 	RUN(test_fork_race_then_helper);
+	RUN(test_fork_race_then_helper_per_process);
 	RUN(test_helper_started_while_down);
 	RUN(test_helper_forked_during_start_up_scan);
 	RUN(test_job_forked_before_exec_during_start_up_scan);

@@ -2539,6 +2539,25 @@ static void test_cleared_parent_gone_before_fork_event(void)
 	e = engine_free(e);
 }
 
+/* A scenario under conf_text where a /usr/bin/web process forks a child
+ * that runs /usr/bin/helper, none of it delivered yet: false (e freed or
+ * NULL) when something failed. */
+static bool member_forks_helper(const char *conf_text, struct fproc **ret_p, struct fproc **ret_c)
+{
+	e = scenario(conf_text);
+	if (!e)
+		return false;
+	*ret_p = spawn("/usr/bin/web", 1000);
+	*ret_c = *ret_p ? fork_of(*ret_p) : NULL;
+	CHECK(*ret_c != NULL);
+	if (!*ret_c) {
+		e = engine_free(e);
+		return false;
+	}
+	exec_as(*ret_c, "/usr/bin/helper");
+	return true;
+}
+
 /* A member forks before the daemon tags it (the fork race), and the child
  * runs an unmatched helper before the daemon has looked at either: the
  * child inherited its parent's placement at the fork and keeps it (sticky
@@ -2549,14 +2568,8 @@ static void test_fork_race_then_helper(void)
 	for (int scan_first = 0; scan_first < 2; scan_first++) {
 		struct fproc *p, *c;
 
-		e = scenario("[Group web]\nMatchExe=/usr/bin/web\n");
-		if (!e)
+		if (!member_forks_helper("[Group web]\nMatchExe=/usr/bin/web\n", &p, &c))
 			return;
-		p = spawn("/usr/bin/web", 1000);
-		c = p ? fork_of(p) : NULL;
-		if (!c)
-			break;
-		exec_as(c, "/usr/bin/helper");
 		if (scan_first) {
 			deliver(1); /* the parent's fork and exec... */
 			deliver(1);
@@ -2579,15 +2592,10 @@ static void test_fork_race_then_helper_per_process(void)
 	for (int clear = 0; clear < 2; clear++) {
 		struct fproc *p, *c;
 
-		e = scenario(clear ? "[Daemon]\nUnmatchedExec=clear\n[Group web]\nMatchExe=/usr/bin/web\nPer=process\n"
-				   : "[Group web]\nMatchExe=/usr/bin/web\nPer=process\n");
-		if (!e)
+		if (!member_forks_helper(clear ? "[Daemon]\nUnmatchedExec=clear\n[Group web]\nMatchExe=/usr/bin/web\nPer=process\n"
+					       : "[Group web]\nMatchExe=/usr/bin/web\nPer=process\n",
+					 &p, &c))
 			return;
-		p = spawn("/usr/bin/web", 1000);
-		c = p ? fork_of(p) : NULL;
-		if (!c)
-			break;
-		exec_as(c, "/usr/bin/helper");
 		deliver(n_events);
 		CHECK(cookie_of(p) != 0);
 		if (clear) {

@@ -7,6 +7,7 @@
 #define _GNU_SOURCE /* asprintf */
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <ini.h>
 #include <limits.h>
 #include <stdarg.h>
@@ -134,18 +135,23 @@ struct conf *conf_free(struct conf *c)
 static void exe_word_warning(const struct group *g, const char *word, conf_warning_fn fn, void *userdata)
 {
 	char msg[2 * PATH_MAX + 512], head[2], *real;
-	FILE *f;
+	struct stat st;
+	int fd;
 
 	if (strpbrk(word, "*?[") || !(real = realpath(word, NULL)))
 		return;
 	if (strcmp(real, word) != 0) {
 		snprintf(msg, sizeof(msg),
-			 "%s:%u: [Group %s] MatchExe=%s resolves to %s through a symbolic link: a process shows "
-			 "the resolved path, so this word matches none; name that path",
+			 "%s:%u: [Group %s] MatchExe=%s resolves to %s (a symbolic link on the way, or a path "
+			 "not in its plain form): a process shows the resolved path, so this word matches none; "
+			 "name that path",
 			 g->file ? g->file : "?", g->line, g->name, word, real);
 		fn(userdata, msg);
-	} else if ((f = fopen(word, "re"))) {
-		if (fread(head, 1, 2, f) == 2 && head[0] == '#' && head[1] == '!') {
+	} else if ((fd = open(word, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC)) >= 0) {
+		/* Non-blocking, and only a regular file is read: a FIFO or a
+		 * device a user put on the path must not hold the load. */
+		if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && read(fd, head, 2) == 2 && head[0] == '#' &&
+		    head[1] == '!') {
 			snprintf(msg, sizeof(msg),
 				 "%s:%u: [Group %s] MatchExe=%s is a script: its processes run the interpreter "
 				 "its #! line names, so this word matches none; match the script by MatchComm= "
@@ -153,7 +159,7 @@ static void exe_word_warning(const struct group *g, const char *word, conf_warni
 				 g->file ? g->file : "?", g->line, g->name, word);
 			fn(userdata, msg);
 		}
-		fclose(f);
+		close(fd);
 	}
 	free(real);
 }

@@ -334,9 +334,9 @@ static int open_pid_dir(const char *proc_root, pid_t pid)
 static pid_t name_pid(const char *name);
 
 /* readlink of dirfd/name: "" where there is none to read (kernel threads,
- * zombies, tasks we may not inspect, a program whose path is longer than
- * the kernel prints: ENAMETOOLONG, as for a cgroup). A path too long for
- * the buffer is cut. */
+ * zombies, tasks we may not inspect; and, returning 1, a program whose path
+ * is longer than the kernel prints: ENAMETOOLONG, as for a cgroup). A path
+ * too long for the buffer is cut. */
 static int read_exe_at(int dirfd, const char *name, char *buf, size_t size)
 {
 	size_t slen = sizeof(DELETED_SUFFIX) - 1;
@@ -345,7 +345,9 @@ static int read_exe_at(int dirfd, const char *name, char *buf, size_t size)
 	n = readlinkat(dirfd, name, buf, size - 1);
 	if (n < 0) {
 		buf[0] = '\0';
-		if (errno == ENOENT || errno == EACCES || errno == ENAMETOOLONG)
+		if (errno == ENAMETOOLONG)
+			return 1;
+		if (errno == ENOENT || errno == EACCES)
 			return 0;
 		return gone(errno);
 	}
@@ -415,6 +417,7 @@ static int read_rest_at(int dirfd, int pidfd, char *buf, size_t size, struct pro
 	int r;
 
 	info->cgroup_cut = false; /* not an earlier try's, through another thread */
+	info->exe_too_long = false;
 	r = read_ids_at(dirfd, pidfd, buf, size, info);
 	if (r < 0)
 		return r;
@@ -432,7 +435,9 @@ static int read_rest_at(int dirfd, int pidfd, char *buf, size_t size, struct pro
 		info->cgroup[0] = '\0';
 	else if (r < 0)
 		return r;
-	return read_exe_at(dirfd, "exe", info->exe, sizeof(info->exe));
+	r = read_exe_at(dirfd, "exe", info->exe, sizeof(info->exe));
+	info->exe_too_long = r == 1;
+	return r < 0 ? r : 0;
 }
 
 /* read_rest_at of a thread of the process other than its main thread,
@@ -489,7 +494,7 @@ static int read_rest(int dirfd, int pidfd, char *buf, size_t size, struct procin
 {
 	int r = read_rest_at(dirfd, pidfd, buf, size, info);
 
-	if (r == 0 && !info->exe[0] && !info->kernel_thread &&
+	if (r == 0 && !info->exe[0] && !info->kernel_thread && !info->exe_too_long &&
 	    read_rest_live(dirfd, info->pid, buf, size, info) == -1)
 		r = read_rest_at(dirfd, pidfd, buf, size, info);
 	return r;
@@ -505,7 +510,7 @@ static void info_clear(struct procinfo *info)
 	info->gid = 0;
 	memset(info->comm, 0, sizeof(info->comm));
 	info->exe[0] = info->cgroup[0] = '\0';
-	info->cgroup_cut = false;
+	info->cgroup_cut = info->exe_too_long = false;
 	info->kernel_thread = 0;
 	info->state = '\0';
 }
@@ -540,7 +545,7 @@ int procinfo_read(const char *proc_root, pid_t pid, struct procinfo *ret)
 int procinfo_read_rest_pidfd(const char *proc_root, pid_t pid, int pidfd, struct procinfo *ret)
 {
 	ret->exe[0] = ret->cgroup[0] = '\0';
-	ret->cgroup_cut = false;
+	ret->cgroup_cut = ret->exe_too_long = false;
 	return read_in_dir(proc_root, pid, pidfd, ret, read_rest);
 }
 
@@ -582,7 +587,10 @@ int procinfo_read_exe(const char *proc_root, pid_t pid, char *buf, size_t size)
 	char path[PATH_MAX];
 	int r = procinfo_path(path, sizeof(path), proc_root, pid, "/exe");
 
-	return r < 0 ? r : read_exe_at(AT_FDCWD, path, buf, size);
+	if (r < 0)
+		return r;
+	r = read_exe_at(AT_FDCWD, path, buf, size);
+	return r < 0 ? r : 0;
 }
 
 /* On the exit path (is the process still alive?): no zeroing or copy of

@@ -21,6 +21,7 @@ struct procinfo {
 	char exe[PROCINFO_PATH_MAX];    /* readlink of /proc/PID/exe; "" for kernel threads or when unreadable; " (deleted)" suffix stripped */
 	char cgroup[PROCINFO_PATH_MAX]; /* the "0::PATH" line of /proc/PID/cgroup */
 	bool cgroup_cut;      /* the kernel may have cut the path: cgroup is an ancestor of the task's */
+	bool exe_too_long;    /* exe is "" because its path is longer than the kernel prints */
 	int kernel_thread;    /* PF_KTHREAD set in stat flags (field 9), or ppid 2 / pid 2 */
 	char state;           /* of the leader (field 3): 'Z' when it exited, even if threads run on */
 };

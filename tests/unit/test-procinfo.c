@@ -1287,6 +1287,9 @@ static void read_live_exe_too_long(void)
 		r = procinfo_read("/proc", child, &pi);
 	CHECK(r == 0);
 	CHECK(pi.exe[0] == '\0' && pi.pid == child && pi.uid == getuid() && pi.cgroup[0] == '/');
+	/* Said so: not a main thread gone, whose threads would be walked for
+	 * a program none of them can show either. */
+	CHECK(pi.exe_too_long);
 	if (child > 0) {
 		kill(child, SIGKILL);
 		waitpid(child, NULL, 0);

@@ -70,8 +70,12 @@ static bool follows(struct engine *e, const struct task *t, const struct task *p
 		return true; /* the parent's restore is pending: so is the child's */
 	if (!k || p == t || (p->stale && !engine_origin_explicit(p->origin)))
 		return false;
-	if (k->per == PER_PROCESS && (p->origin == ORIGIN_RULE || p->origin == ORIGIN_ADOPTED))
-		return false; /* a cookie per process */
+	/* A cookie per process: under Per=process, and under Per=cgroup where
+	 * the cgroup's path did not fit a key (a key of the process's own,
+	 * named PID:START, not a path): the rules give the child its own. */
+	if ((k->per == PER_PROCESS || (k->per == PER_CGROUP && k->name[0] != '/')) &&
+	    (p->origin == ORIGIN_RULE || p->origin == ORIGIN_ADOPTED))
+		return false;
 	/* A Per=process rule's member that runs a helper now (kept in its own
 	 * key): a child that runs what a group claims was forked before the
 	 * helper ran, or exec'd since; either way the rules judge it. */

@@ -50,7 +50,9 @@ struct engine {
 	bool rescan;           /* SMT came back: a scan must converge what failed */
 	bool resyncing;        /* the scan after lost events runs */
 	bool adopted;          /* the start-up scan has run */
-	bool privileged;       /* a request by root is being served: it may use MaxKeys in full */
+	bool privileged;       /* a request by root or the hook, or a restore: MaxKeys in full, no share */
+	bool charge_set;       /* keys made now count against charge_uid (a session's user, a */
+	uid_t charge_uid;      /* restored placement's); else the task's uid, or none when privileged */
 	bool cgroup_rules;     /* a group matches on cgroups or keys by them (Per=cgroup) */
 	uint64_t generation;
 	struct engine_counters c;

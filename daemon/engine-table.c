@@ -310,7 +310,8 @@ int table_join(struct engine *e, struct task *t, const struct group *g, const ch
 	snprintf(id, sizeof(id), "%s/%s", g->name, name);
 	k = hashmap_get_str(e->keys, id);
 	if (!k) {
-		r = key_new(e, g, id, name, adopt_tid, t->uid, &k);
+		r = key_new(e, g, id, name, adopt_tid,
+			    e->charge_set ? e->charge_uid : e->privileged ? 0 : t->uid, &k);
 		if (r < 0)
 			return r;
 	} else if (t->key != k && k->per == PER_PROCESS && !k->trusted && !k->holder && k->cookie &&

@@ -361,11 +361,20 @@ static int wanted(struct engine *e, struct task *t)
 {
 	const char *slash = strchr(t->want, '/');
 	char group[MATCH_KEY_MAX], name[MATCH_KEY_MAX];
+	bool was_privileged, was_charge_set;
+	uid_t was_charge_uid;
 	const struct group *g;
 	int r;
 
 	snprintf(group, sizeof(group), "%.*s", slash ? (int)(slash - t->want) : 0, t->want);
 	g = slash ? conf_find_group(e->conf, group) : NULL;
+	/* A restore tried again: as restore_key() counts it (a request's
+	 * own setting is put back after). */
+	was_privileged = e->privileged;
+	was_charge_set = e->charge_set;
+	was_charge_uid = e->charge_uid;
+	e->privileged = e->charge_set = true;
+	e->charge_uid = t->placer == 0 || t->origin == ORIGIN_HOOK ? 0 : t->uid;
 	/* A kept member's key is named by its group's Per=; a name that does
 	 * not fit it says the group changed Per= since: re-keyed within it. */
 	if (g && t->origin == ORIGIN_STICKY && !name_fits(g, slash + 1)) {
@@ -373,6 +382,9 @@ static int wanted(struct engine *e, struct task *t)
 		r = table_join(e, t, g, name, 0);
 	} else
 		r = g ? table_join(e, t, g, slash + 1, t->cookie != 0 && !g->trusted ? t->pid : 0) : 0;
+	e->privileged = was_privileged;
+	e->charge_set = was_charge_set;
+	e->charge_uid = was_charge_uid;
 	if (r < 0)
 		return r;
 	if (g && t->key->per == PER_PROCESS && t->key->cookie == 0 && t->cookie && t->cookie != COOKIE_UNKNOWN)
@@ -995,9 +1007,14 @@ int engine_place(struct engine *e, const struct engine_place *req)
 
 	if (req->group && !(g = conf_find_group(e->conf, req->group)))
 		return -ENOENT;
-	e->privileged = req->placer == 0;
+	/* Root's requests and the hook's may use the reserve and count in no
+	 * user's share; a session is root's request for a user, and its key
+	 * is that user's, within its share. */
+	e->privileged = (req->placer == 0 || req->origin == ORIGIN_HOOK) && req->origin != ORIGIN_SESSION;
+	e->charge_set = req->origin == ORIGIN_SESSION;
+	e->charge_uid = req->session_uid;
 	r = place(e, req, g);
-	e->privileged = false;
+	e->privileged = e->charge_set = false;
 	return r;
 }
 

@@ -153,6 +153,7 @@ struct engine_place {
 	const char *key;      /* NULL: as the group's Per= names it */
 	enum origin origin;
 	uid_t placer;         /* recorded on the task: who placed it */
+	uid_t session_uid;    /* ORIGIN_SESSION: the user whose share of MaxKeys its key is */
 	/* Called with the target's pidfd open, after it was read and before
 	 * anything changes; current is the task as the table knew it (NULL:
 	 * new to it). A task new to the table is judged as the fork child it

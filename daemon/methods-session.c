@@ -89,6 +89,7 @@ int methods_open_session(void *u, const struct control_caller *c, json_object *p
 		return methods_fail(err, ERR("NotSupported"), "reason",
 			    json_object_new_string("a Per=cgroup group cannot hold a session: its cgroup is not made yet"));
 	rq.group = m.group->name;
+	rq.session_uid = uid;
 	/* Per=user: the user's uid, not the opener's; Per=process: the
 	 * opener's own key, so each session has a cookie of its own. */
 	rq.key = m.group->per == PER_PROCESS ? NULL : m.key;

@@ -2746,6 +2746,71 @@ static void test_key_share(void)
 	e = engine_free(e);
 }
 
+/* Root's placements count in no user's share: root puts six of uid
+ * 1000's processes into a Per=process group (MaxKeys=16, a share of 3),
+ * and uid 1000's own rule still gets its three; after a restart all six
+ * are restored, though past the share. */
+static void test_key_share_not_root(void)
+{
+	const char *conf = "[Daemon]\nMaxKeys=16\n[Group vm]\nPer=process\n"
+			   "[Group sandbox]\nMatchExe=/usr/bin/sandbox\nPer=process\n";
+	struct fproc *p[6], *s[3];
+	int n = 0;
+
+	e = scenario_with_state(conf);
+	if (!e)
+		return;
+	for (int i = 0; i < 6; i++)
+		p[i] = spawn("/usr/bin/qemu", 1000);
+	deliver(n_events);
+	for (int i = 0; i < 6; i++)
+		CHECK(p[i] && engine_assign(e, p[i]->pid, "vm", NULL, ORIGIN_ASSIGN) == 0);
+	for (int i = 0; i < 3; i++)
+		s[i] = spawn("/usr/bin/sandbox", 1000);
+	deliver(n_events);
+	for (int i = 0; i < 3; i++)
+		CHECK(s[i] && cookie_of(s[i]) != 0);
+	engine_state_flush(e);
+	e = restart_daemon(e, conf, false);
+	deliver(n_events);
+	engine_retry_unsettled(e);
+	for (int i = 0; i < 6; i++)
+		n += p[i] && has_group(p[i]->pid, "vm") && cookie_of(p[i]) != 0;
+	CHECK(n == 6);
+	scenario_done();
+}
+
+/* A session (root's request for a user) makes its key in that user's
+ * share: 20 logins of uid 1000 into a Per=process group get what is left
+ * of its 3 keys of MaxKeys=16, and uid 1001's rule still places its
+ * process. */
+static void test_key_share_sessions(void)
+{
+	struct fproc *o, *v;
+	size_t before;
+	int placed = 0;
+
+	e = scenario("[Daemon]\nMaxKeys=16\n[Group sess]\nMatchUser=1000\nPer=process\n"
+		     "[Group tenants]\nMatchExe=/usr/bin/victim\nMatchUser=1001\nPer=user\n");
+	if (!e)
+		return;
+	/* the boot's uid 1000 processes the rule placed: in the same share */
+	before = engine_n_keys(e);
+	for (int i = 0; i < 20; i++) {
+		struct engine_place rq = { .pidfd = -1, .group = "sess", .origin = ORIGIN_SESSION, .session_uid = 1000 };
+
+		o = spawn("/usr/sbin/sshd", 0);
+		deliver(n_events);
+		rq.pid = o ? o->pid : 0;
+		placed += o && engine_place(e, &rq) == 0;
+	}
+	v = spawn("/usr/bin/victim", 1001);
+	deliver(n_events);
+	CHECK(before < 3 && (size_t)placed == 3 - before);
+	CHECK(v && cookie_of(v) != 0 && has_group(v->pid, "tenants"));
+	e = engine_free(e);
+}
+
 /* Two cgroups alike in their first 600 characters, longer than a key:
  * cut to fit one, they would share a cookie (two users', two pods'). By
  * name and by a rule, each process gets a key of its own instead, and the
@@ -2790,6 +2855,25 @@ static void test_per_cgroup_path_longer_than_key(void)
 	      strcmp(t[3]->key->group, "pods") == 0);
 	CHECK(cookie_of(p[0]) != cookie_of(p[1]) && cookie_of(p[2]) != cookie_of(p[3]));
 	CHECK(strlen(t[0]->key->name) < 100 && strlen(t[2]->key->name) < 100);
+	/* A child the rule's member forks: a key of its own at once, as the
+	 * rules give it at any later look (a reload, a restart), not its
+	 * parent's until then. */
+	{
+		struct fproc *c = fork_of(p[2]);
+
+		if (c)
+			c->cgroup = p[2]->cgroup; /* the kernel's copy at the fork */
+		deliver(n_events);
+		CHECK(c && cookie_of(c) != 0 && cookie_of(c) != cookie_of(p[2]));
+		if (c) {
+			sc_cookie before = cookie_of(c);
+
+			engine_set_conf(e, load_text("[Group pc]\nMatchCgroup=/machine.slice\nPer=cgroup\n"
+						     "[Group pods]\nMatchCgroup=/a*/*\nMatchExe=/bin/pod\nPer=cgroup\n"));
+			engine_scan(e, false, true);
+			CHECK(cookie_of(c) == before);
+		}
+	}
 	e = engine_free(e);
 }
 
@@ -3751,6 +3835,8 @@ int main(void)
 	log_set_max_level(LOG_CRIT);
 	RUN(test_key_reserve);
 	RUN(test_key_share);
+	RUN(test_key_share_not_root);
+	RUN(test_key_share_sessions);
 	RUN(test_unmatched_keep);
 	RUN(test_unmatched_clear);
 	RUN(test_sched_ext);

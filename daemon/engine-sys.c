@@ -200,8 +200,17 @@ static int l_pidfd_open(void *u, pid_t pid)
 	if (r < 0)
 		return r;
 	r = (int)syscall(SYS_pidfd_open, pid, 0);
-	if (r < 0)
-		return -errno;
+	if (r < 0) {
+		int err = errno;
+		pid_t tgid;
+
+		/* EINVAL: pid names no thread group. A thread's id (callers
+		 * name the process instead), or a process being released, its
+		 * pid still known and its task gone: that one has ended. */
+		if (err == EINVAL && !(procinfo_tgid("/proc", pid, &tgid) >= 0 && tgid != pid))
+			return -ESRCH;
+		return -err;
+	}
 	open_pidfd_note(u, pid, r);
 	return r;
 }

@@ -2868,8 +2868,9 @@ static void test_per_cgroup_path_longer_than_key(void)
 		if (c) {
 			sc_cookie before = cookie_of(c);
 
-			engine_set_conf(e, load_text("[Group pc]\nMatchCgroup=/machine.slice\nPer=cgroup\n"
-						     "[Group pods]\nMatchCgroup=/a*/*\nMatchExe=/bin/pod\nPer=cgroup\n"));
+			conf_free(engine_set_conf(e, load_text("[Group pc]\nMatchCgroup=/machine.slice\nPer=cgroup\n"
+							       "[Group pods]\nMatchCgroup=/a*/*\nMatchExe=/bin/pod\n"
+							       "Per=cgroup\n")));
 			engine_scan(e, false, true);
 			CHECK(cookie_of(c) == before);
 		}

@@ -144,6 +144,11 @@ int engine_examine(struct engine *e, pid_t pid, struct procinfo *pi, struct task
 /* Make t a member of key (group g, name): found, or created with a holder
  * (adopting adopt_tid's cookie when given). On failure t is unchanged. */
 int table_join(struct engine *e, struct task *t, const struct group *g, const char *name, pid_t adopt_tid);
+/* table_join() for a placement made before a restart (placer, origin):
+ * within MaxKeys whatever the shares, a new key counted as when it was
+ * first made (root's and the hook's in no user's share). */
+int table_join_restored(struct engine *e, struct task *t, const struct group *g, const char *name, pid_t adopt_tid,
+			uid_t placer, enum origin origin);
 /* Make t a member of k, a live key (NULL: none). A key whose last member
  * leaves is released there and then. */
 void table_set_key(struct engine *e, struct task *t, struct key *k);

@@ -146,13 +146,7 @@ static int restore_key(struct engine *e, const struct group *g, const struct sta
 	bool carries = en->cookie != 0 && t->cookie == en->cookie;
 	int r;
 
-	/* What was placed before the restart is placed again within MaxKeys,
-	 * whatever the shares: counted as when it was made (root's and the
-	 * hook's in no user's share). */
-	e->privileged = e->charge_set = true;
-	e->charge_uid = en->placer == 0 || en->origin == ORIGIN_HOOK ? 0 : t->uid;
-	r = table_join(e, t, g, en->key, carries && !g->trusted ? t->pid : 0);
-	e->privileged = e->charge_set = false;
+	r = table_join_restored(e, t, g, en->key, carries && !g->trusted ? t->pid : 0, en->placer, en->origin);
 	if (r < 0)
 		return r;
 	if (t->key->per == PER_PROCESS && t->key->cookie == 0 && carries)

@@ -509,6 +509,22 @@ void table_drop_ended(struct engine *e, struct task *t)
 	table_drop(e, t);
 }
 
+int table_join_restored(struct engine *e, struct task *t, const struct group *g, const char *name, pid_t adopt_tid,
+			uid_t placer, enum origin origin)
+{
+	bool was_privileged = e->privileged, was_charge_set = e->charge_set;
+	uid_t was_charge_uid = e->charge_uid;
+	int r;
+
+	e->privileged = e->charge_set = true;
+	e->charge_uid = placer == 0 || origin == ORIGIN_HOOK ? 0 : t->uid;
+	r = table_join(e, t, g, name, adopt_tid);
+	e->privileged = was_privileged;
+	e->charge_set = was_charge_set;
+	e->charge_uid = was_charge_uid;
+	return r;
+}
+
 /* The one place a task is allocated, and so the place its failure is
  * injected in tests. */
 static int task_new(struct engine *e, pid_t pid, uint64_t start, struct task **ret)

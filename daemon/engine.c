@@ -361,30 +361,20 @@ static int wanted(struct engine *e, struct task *t)
 {
 	const char *slash = strchr(t->want, '/');
 	char group[MATCH_KEY_MAX], name[MATCH_KEY_MAX];
-	bool was_privileged, was_charge_set;
-	uid_t was_charge_uid;
 	const struct group *g;
 	int r;
 
 	snprintf(group, sizeof(group), "%.*s", slash ? (int)(slash - t->want) : 0, t->want);
 	g = slash ? conf_find_group(e->conf, group) : NULL;
-	/* A restore tried again: as restore_key() counts it (a request's
-	 * own setting is put back after). */
-	was_privileged = e->privileged;
-	was_charge_set = e->charge_set;
-	was_charge_uid = e->charge_uid;
-	e->privileged = e->charge_set = true;
-	e->charge_uid = t->placer == 0 || t->origin == ORIGIN_HOOK ? 0 : t->uid;
 	/* A kept member's key is named by its group's Per=; a name that does
 	 * not fit it says the group changed Per= since: re-keyed within it. */
 	if (g && t->origin == ORIGIN_STICKY && !name_fits(g, slash + 1)) {
 		engine_key_name_for(g, t, name, sizeof(name));
-		r = table_join(e, t, g, name, 0);
+		r = table_join_restored(e, t, g, name, 0, t->placer, t->origin);
 	} else
-		r = g ? table_join(e, t, g, slash + 1, t->cookie != 0 && !g->trusted ? t->pid : 0) : 0;
-	e->privileged = was_privileged;
-	e->charge_set = was_charge_set;
-	e->charge_uid = was_charge_uid;
+		r = g ? table_join_restored(e, t, g, slash + 1, t->cookie != 0 && !g->trusted ? t->pid : 0, t->placer,
+					    t->origin)
+		      : 0;
 	if (r < 0)
 		return r;
 	if (g && t->key->per == PER_PROCESS && t->key->cookie == 0 && t->cookie && t->cookie != COOKIE_UNKNOWN)

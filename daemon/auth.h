@@ -66,9 +66,11 @@ struct auth_creds {
 /* The Uid: and Gid: lines of /proc/PID/status, all four numbers each.
  * -EBADMSG for anything else. */
 int auth_parse_status(const char *text, struct auth_creds *ret);
-/* Reads proc_root/PID/status and its owner. Called only
- * from inside engine_place()'s authorize(), while the engine holds the
- * target's pidfd, so what it reads is the process acted on. */
+/* Reads proc_root/PID/status and its owner. Called from inside
+ * engine_place()'s authorize(), while the engine holds the target's pidfd,
+ * so what it reads is the process acted on, and by the engine's may_act
+ * (an unprivileged placement, judged again at an exec, an id change or a
+ * repair). */
 int auth_read_creds(const char *proc_root, pid_t pid, struct auth_creds *ret);
 /* PTRACE_MODE_READ_REALCREDS for an unprivileged caller: its uid equals
  * the target's real, effective and saved uid, its gid the target's real,

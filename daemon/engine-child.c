@@ -46,6 +46,8 @@ static bool inherit_prev(struct engine *e, struct task *t, const struct task *p)
 		table_key_cookie(e, t->key, t->cookie);
 	table_set_origin(e, t, p->prev_session ? child_origin(ORIGIN_SESSION) : ORIGIN_INHERITED);
 	t->placer = p->placer;
+	t->placer_bound = p->placer_bound;
+	t->placer_gid = p->placer_gid;
 	t->unsettled = engine_ensure(e, t, false) < 0;
 	return true;
 }
@@ -113,6 +115,8 @@ static bool descends_from_placement(struct engine *e, struct task *t)
 	const struct grave *gr = table_grave(e, t->cookie);
 	struct key *k = table_key_carrying(e, t->cookie);
 
+	if (t->unowned)
+		return false; /* below a placement its ancestor outgrew */
 	if (k && k->n_explicit) {
 		table_set_origin(e, t, ORIGIN_INHERITED);
 		table_set_key(e, t, k);
@@ -206,6 +210,10 @@ void engine_judge_child(struct engine *e, struct task *t, struct task *p, const 
 	bool before = forked_before_request(p, t, forked_ns);
 	sc_cookie had = t->cookie;
 
+	/* What a process that outgrew its placement carries, its children
+	 * carry too: the kernel's leftover, no member's. */
+	if (p && p->unowned)
+		t->unowned = true;
 	if (before && p->prev && inherit_prev(e, t, p))
 		return;
 	if (!before && per_process_helper(e, t, p, pi, forked_ns))
@@ -229,6 +237,8 @@ void engine_judge_child(struct engine *e, struct task *t, struct task *p, const 
 	}
 	table_set_origin(e, t, child_origin(p->origin));
 	t->placer = p->placer;
+	t->placer_bound = p->placer_bound;
+	t->placer_gid = p->placer_gid;
 	t->cleared = p->cleared;
 	table_set_key(e, t, p->key);
 	if (!p->key && p->want && !t->want) {

@@ -238,5 +238,8 @@ void engine_state_flush_lazy(struct engine *e);
 /* The state file no longer says what the table does: the one place that
  * marks it, and tells the loop (engine_set_state_hook). */
 void engine_state_dirty(struct engine *e);
+/* An unprivileged placement t outgrew (its placer may no longer act on it,
+ * asked of the kernel's view now): ended, t unowned. */
+bool engine_placement_outgrown(struct engine *e, struct task *t);
 /* The state file's modification time, as a heartbeat (see seen_until). */
 void engine_state_heartbeat(struct engine *e);

@@ -26,7 +26,7 @@ static void entry_from(struct state_entry *en, const struct task *t)
 				    .cookie = t->key && t->cookie == t->key->cookie && t->cookie != COOKIE_UNKNOWN ?
 						      t->cookie :
 						      0,
-				    .placer = engine_origin_explicit(t->origin) ? t->placer : 0 };
+				    .placer = engine_origin_explicit(t->origin) && t->placer_bound ? t->placer : 0 };
 	if (t->key) {
 		snprintf(en->group, sizeof(en->group), "%s", t->key->group);
 		snprintf(en->key, sizeof(en->key), "%s", t->key->name);
@@ -141,6 +141,16 @@ int engine_set_state_file(struct engine *e, const char *path)
 
 /* The key an entry names, holding the cookie its process carries now when
  * that is the one the file recorded for the key; else a fresh one. */
+/* Who placed it: the file names only unprivileged placers (a privileged
+ * one's placement is written as root's), whose gid is taken to be the
+ * process's own, as it was when they placed it. */
+static void restore_placer(struct task *t, const struct state_entry *en)
+{
+	t->placer = en->placer;
+	t->placer_bound = en->placer != 0;
+	t->placer_gid = t->gid;
+}
+
 static int restore_key(struct engine *e, const struct group *g, const struct state_entry *en, struct task *t)
 {
 	bool carries = en->cookie != 0 && t->cookie == en->cookie;
@@ -215,12 +225,17 @@ static int restore_one(struct engine *e, const struct state_entry *en, struct ha
 		if (asprintf(&t->want, "%s/%s", en->group, en->key) < 0)
 			t->want = NULL;
 		table_set_origin(e, t, en->origin);
-		t->placer = en->placer;
+		restore_placer(t, en);
 		t->unsettled = true;
 		return 0;
 	}
 	table_set_origin(e, t, en->origin);
-	t->placer = en->placer;
+	restore_placer(t, en);
+	/* It may have outgrown an unprivileged placement while no daemon ran. */
+	if (engine_placement_outgrown(e, t)) {
+		(void)engine_evaluate(e, t, false);
+		return 0;
+	}
 	t->unsettled = engine_ensure(e, t, false) < 0;
 	if (!t->unsettled)
 		(void)table_key_hold_from(e, t->key, t); /* holders died with the last daemon */

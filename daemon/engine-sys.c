@@ -14,6 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "auth.h"
 #include "cookie.h"
 
 /* The pidfds the engine holds open while it reads their processes (it
@@ -360,6 +361,15 @@ static int l_boot_ticks(void *u, uint64_t *ret)
 	return 0;
 }
 
+static int l_may_act(void *u, pid_t pid, uid_t uid, gid_t gid)
+{
+	struct linux_sys *s = u;
+	struct auth_creds cr;
+	int r = auth_read_creds(s->proc_root, pid, &cr);
+
+	return r < 0 ? r : auth_may_act_on(uid, gid, &cr);
+}
+
 static int l_thread_group(void *u, pid_t tid, pid_t *ret)
 {
 	return procinfo_tgid(root_of(u), tid, ret);
@@ -390,7 +400,7 @@ struct engine_sys *engine_sys_linux_new(const char *proc_root)
 		.smt_active = l_smt_active, .sched_ext_enabled = l_sched_ext_enabled, .cpu_ns = l_cpu_ns,
 		.now_ns = l_now_ns, .touch = l_touch, .seen_until = l_seen_until, .thread_group = l_thread_group,
 		.for_each_child = l_for_each_child, .read_stat = l_read_stat, .read_exe = l_read_exe,
-		.read_rest = l_read_rest,
+		.read_rest = l_read_rest, .may_act = l_may_act,
 		.userdata = s,
 		/* A fake tree's start times are not on the boot clock. */
 		.boot_ticks = strcmp(proc_root, "/proc") == 0 ? l_boot_ticks : NULL,

@@ -71,6 +71,12 @@ struct engine_sys {
 	/* procinfo_read_rest(): the rest of a whole read after read_stat. May
 	 * be NULL with read_stat. */
 	int (*read_rest)(void *u, pid_t pid, struct procinfo *ret);
+	/* May the unprivileged uid and gid act on process pid as the kernel
+	 * would let them (auth_may_act_on() of its creds, read now)? 0,
+	 * -EPERM, -ESRCH when it is gone, other negative errnos as met. May
+	 * be NULL: an unprivileged placement then binds until the rules or a
+	 * request end it. */
+	int (*may_act)(void *u, pid_t pid, uid_t uid, gid_t gid);
 	/* Not used by the engine; may be NULL. Now, in the unit of procinfo's
 	 * start_time (clock ticks of CLOCK_BOOTTIME): the dry run dates what it
 	 * saw of a process with it. */

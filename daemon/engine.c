@@ -302,6 +302,12 @@ static int unclaimed(struct engine *e, struct task *t)
 		return -ENODATA; /* cannot tell foreign from none: look again */
 	if (t->released)
 		return 0; /* let go of, and its clearing failed: clear it again */
+	/* Out of a placement it outgrew: what it carries is the kernel's
+	 * leftover, no member's (the rules claim it again at an exec). */
+	if (t->unowned) {
+		table_set_origin(e, t, t->cookie != 0 && !e->conf->daemon.clear_foreign ? ORIGIN_FOREIGN : ORIGIN_NONE);
+		return 0;
+	}
 	/* It carries one of our keys' cookies (a child whose fork we did not
 	 * see, a restart, a child forked just before its parent moved on): a
 	 * member by inheritance. */
@@ -386,6 +392,41 @@ static int wanted(struct engine *e, struct task *t)
 	return 0;
 }
 
+/* An unprivileged caller's placement binds a process only while that
+ * caller may act on it as the kernel would let it: once the process runs
+ * as another user, setuid or setgid, undumpable or with capabilities (a
+ * setuid program its placement ran), the placement ends. The daemon then
+ * enforces nothing the placer chose: the process keeps the cookie it
+ * carries, as it would without the daemon, and the rules judge it as one
+ * nobody placed, its cookie not taken for a member's (unowned). Asked
+ * where the placement would be enforced: an exec, an id change, a
+ * repair. */
+bool engine_placement_outgrown(struct engine *e, struct task *t)
+{
+	int r;
+
+	if (!t->placer_bound || !engine_origin_explicit(t->origin) || !e->sys->may_act)
+		return false;
+	r = SYS(e, may_act, t->pid, t->placer, t->placer_gid);
+	if (r != -EPERM)
+		return false; /* it may (or it is gone: its exit ends it) */
+	log_task(LOG_INFO, t->pid, NULL,
+		 "PID %d (%s) is no longer a process uid %u may act on (other ids, setuid, undumpable or "
+		 "privileged): the placement it asked for ends.",
+		 t->pid, t->comm, (unsigned)t->placer);
+	table_set_key(e, t, NULL);
+	table_set_origin(e, t, ORIGIN_NONE);
+	t->placer = 0;
+	t->placer_bound = false;
+	t->unowned = true;
+	free(t->want);
+	t->want = NULL;
+	if (SYS(e, cookie_get, t->pid, &t->cookie) < 0)
+		t->cookie = COOKIE_UNKNOWN;
+	e->state_lazy = true; /* no longer a placement to restore */
+	return true;
+}
+
 /* Policy: which key t belongs to. Explicit placements are sticky. */
 static int decide(struct engine *e, struct task *t)
 {
@@ -395,6 +436,7 @@ static int decide(struct engine *e, struct task *t)
 	const char *cg_group, *cg_key;
 	int r;
 
+	(void)engine_placement_outgrown(e, t);
 	if (engine_origin_explicit(t->origin) && t->key && !t->key->detached)
 		return 0;
 	if (!e->conf || t->cleared)
@@ -428,6 +470,7 @@ static int decide(struct engine *e, struct task *t)
 	r = table_join(e, t, m.group, m.key, 0);
 	if (r < 0)
 		return r;
+	t->unowned = false;
 	if (t->origin != ORIGIN_ADOPTED || t->cookie != t->key->cookie)
 		table_set_origin(e, t, ORIGIN_RULE);
 	return 0;
@@ -962,6 +1005,9 @@ static int place(struct engine *e, const struct engine_place *req, const struct 
 			t->prev_cookie = COOKIE_UNKNOWN;
 		table_set_origin(e, t, req->origin);
 		t->placer = req->placer;
+		t->placer_bound = req->bound;
+		t->placer_gid = req->placer_gid;
+		t->unowned = false;
 		t->placed_ns = SYS(e, now_ns);
 		t->cleared = !g && !req->rules;
 		free(t->want); /* this request replaces a restore still pending */

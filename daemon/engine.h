@@ -68,6 +68,9 @@ struct task {
 	bool recorded;       /* in the state file: its exit changes the file */
 	bool leader_gone;    /* its main thread exited; the process lives on */
 	uid_t placer;        /* explicit placements: the uid that asked (0: root) */
+	gid_t placer_gid;    /* ...and its gid, where placer_bound */
+	bool placer_bound;   /* ...unprivileged: the placement holds while the placer may act on it */
+	bool unowned;        /* an unprivileged placement it outgrew: its cookie is not ours to infer from */
 	char *want;          /* "group/name" of an explicit placement not yet applied (restore) */
 	uint64_t placed_ns;  /* when a request placed or cleared it: older events do not undo that */
 	bool cleared;        /* cleared by request: cookie 0 until its next exec, uid change or reload */
@@ -153,6 +156,12 @@ struct engine_place {
 	const char *key;      /* NULL: as the group's Per= names it */
 	enum origin origin;
 	uid_t placer;         /* recorded on the task: who placed it */
+	gid_t placer_gid;     /* the placer's gid, where bound */
+	/* An unprivileged caller's request: the placement binds the process
+	 * (and what inherits it) only while that caller may act on it as the
+	 * kernel would let it (engine_sys may_act): a setuid exec, an id
+	 * change, a process made undumpable or given capabilities ends it. */
+	bool bound;
 	uid_t session_uid;    /* ORIGIN_SESSION: the user whose share of MaxKeys its key is */
 	/* Called with the target's pidfd open, after it was read and before
 	 * anything changes; current is the task as the table knew it (NULL:

@@ -612,8 +612,8 @@ static int place(struct daemon *d, const struct control_caller *c, json_object *
 	const struct conf *conf = engine_conf(d->engine);
 	json_object *jg = NULL, *jk = NULL, *jo = NULL, *ok, *failed;
 	struct place_ctx x = { .c = c, .conf = conf, .engine = d->engine, .pidfd = pids ? -1 : c->peer->pidfd };
-	struct engine_place rq = { .pidfd = x.pidfd, .origin = origin, .placer = c->uid,
-				   .authorize = authorize, .userdata = &x };
+	struct engine_place rq = { .pidfd = x.pidfd, .origin = origin, .placer = c->uid, .placer_gid = c->gid,
+				   .bound = !c->privileged, .authorize = authorize, .userdata = &x };
 	const struct group *g;
 	const struct task *t = NULL;
 
@@ -724,7 +724,8 @@ static int m_clear(void *u, const struct control_caller *c, json_object *p, json
 	}
 	for (size_t i = 0; i < json_object_array_length(pids); i++) {
 		pid_t pid = json_object_get_int(json_object_array_get_idx(pids, i));
-		struct engine_place rq = { .pid = pid, .pidfd = -1, .origin = ORIGIN_NONE, .placer = c->uid };
+		struct engine_place rq = { .pid = pid, .pidfd = -1, .origin = ORIGIN_NONE, .placer = c->uid,
+					   .placer_gid = c->gid, .bound = !c->privileged };
 		int r = engine_place(d->engine, &rq);
 
 		if (r < 0)

@@ -589,6 +589,18 @@ static int fk_seen_until(void *u, const char *path, uint64_t *ret)
 	return 0;
 }
 
+/* Every id of the fake is its uid; nothing is undumpable or privileged. */
+static int fk_may_act(void *u, pid_t pid, uid_t uid, gid_t gid)
+{
+	struct fproc *p = proc_of(pid);
+
+	(void)u;
+	(void)gid;
+	if (!p)
+		return -ESRCH;
+	return p->uid == uid ? 0 : -EPERM;
+}
+
 static const struct engine_sys fake = {
 	.read = fk_read, .read_stat = fk_read_stat, .read_exe = fk_read_exe, .read_rest = fk_read_rest, .start_time = fk_start_time, .for_each_pid = fk_for_each_pid,
 	.for_each_thread = fk_for_each_thread, .process_alive = fk_process_alive,
@@ -596,7 +608,7 @@ static const struct engine_sys fake = {
 	.cookie_get = fk_cookie_get, .cookie_create = fk_cookie_create, .cookie_assign = fk_cookie_assign,
 	.holder_new = fk_holder_new, .holder_free = fk_holder_free, .holder_cookie = fk_holder_cookie,
 	.smt_active = fk_smt_active, .sched_ext_enabled = fk_sched_ext, .cpu_ns = fk_cpu_ns,
-	.now_ns = fk_now, .touch = fk_touch, .seen_until = fk_seen_until,
+	.now_ns = fk_now, .touch = fk_touch, .seen_until = fk_seen_until, .may_act = fk_may_act,
 };
 
 /* ---- policy: the configurations the reloads switch between ---- */
@@ -2746,6 +2758,76 @@ static void test_key_share(void)
 	e = engine_free(e);
 }
 
+/* An unprivileged user's placement binds a process only while the user
+ * may act on it. Two of uid 1000's processes placed at its request; one
+ * turns root (a setuid program) and makes itself a cookie, the other
+ * turns root keeping the group's: their placements end, the cookies they
+ * carry stay, and what root gives them later is not put back; a child one
+ * of them forks that runs another program is not taken for a member. A
+ * third, still uid 1000's, keeps its placement: a cookie changed under it
+ * is repaired. A placement root made does not end when the process's ids
+ * change. */
+static void test_placement_outgrown(void)
+{
+	struct engine_place rq = { .pidfd = -1, .group = "open", .origin = ORIGIN_RUN, .placer = 1000,
+				   .placer_gid = 1000, .bound = true };
+	struct fproc *a, *b, *c, *r, *kid;
+	sc_cookie k;
+
+	e = scenario("[Group open]\nAllowUsers=1000\n");
+	if (!e)
+		return;
+	a = spawn("/usr/bin/job", 1000);
+	b = spawn("/usr/bin/job", 1000);
+	c = spawn("/usr/bin/job", 1000);
+	r = spawn("/usr/bin/job", 1000);
+	deliver(n_events);
+	CHECK(a && b && c && r);
+	if (!a || !b || !c || !r)
+		goto out;
+	rq.pid = a->pid;
+	CHECK(engine_place(e, &rq) == 0);
+	rq.pid = b->pid;
+	CHECK(engine_place(e, &rq) == 0);
+	rq.pid = c->pid;
+	CHECK(engine_place(e, &rq) == 0);
+	CHECK(engine_assign(e, r->pid, "open", NULL, ORIGIN_ASSIGN) == 0);
+	k = cookie_of(a);
+	CHECK(k != 0 && cookie_of(b) == k && cookie_of(c) == k && cookie_of(r) == k);
+	a->uid = 0;
+	emit(PROCMON_UID, a, a->pid, NULL);
+	set_all(a->pid, 0, true); /* root's own cookie, made before the event is read */
+	b->uid = 0;
+	exec_as(b, "/usr/bin/su");
+	r->uid = 0;
+	emit(PROCMON_UID, r, r->pid, NULL);
+	deliver(n_events);
+	CHECK(cookie_of(a) != k && cookie_of(a) != 0 && !has_group(a->pid, "open"));
+	CHECK(cookie_of(b) == k && !has_group(b->pid, "open"));
+	CHECK(engine_task(e, b->pid) && engine_task(e, b->pid)->origin == ORIGIN_FOREIGN);
+	CHECK(cookie_of(r) == k && has_group(r->pid, "open"));
+	set_all(a->pid, 0, true);
+	set_all(b->pid, 0, true); /* root gives b a cookie of its own */
+	set_all(c->pid, 0, true); /* and c, which uid 1000's placement still binds */
+	engine_scan(e, false, true);
+	CHECK(cookie_of(a) != k && cookie_of(b) != k && cookie_of(b) != 0);
+	CHECK(cookie_of(c) == k && has_group(c->pid, "open"));
+	/* b, root with the group's cookie again, forks a helper */
+	set_all(b->pid, k, false);
+	op_fork(b);
+	kid = proc_of(next_pid == PID_MIN ? PID_MIN + PID_RANGE - 1 : next_pid - 1);
+	if (kid)
+		exec_as(kid, "/usr/bin/helper");
+	deliver(n_events);
+	CHECK(kid && !has_group(kid->pid, "open"));
+	if (kid)
+		set_all(kid->pid, 0, true);
+	engine_scan(e, false, true);
+	CHECK(kid && cookie_of(kid) != k);
+out:
+	e = engine_free(e);
+}
+
 /* Root's placements count in no user's share: root puts six of uid
  * 1000's processes into a Per=process group (MaxKeys=16, a share of 3),
  * and uid 1000's own rule still gets its three; after a restart all six
@@ -3837,6 +3919,7 @@ int main(void)
 	RUN(test_key_reserve);
 	RUN(test_key_share);
 	RUN(test_key_share_not_root);
+	RUN(test_placement_outgrown);
 	RUN(test_key_share_sessions);
 	RUN(test_unmatched_keep);
 	RUN(test_unmatched_clear);

@@ -1,0 +1,68 @@
+# An unprivileged user's placement (run -g, assign) binds a process only
+# while the user may act on it as the kernel would let them: once the
+# process runs a setuid program (root's, or another user's), the daemon
+# enforces nothing of that placement. The cookie it carries stays; what
+# root, or its new owner, gives it is not put back; its new owner may
+# place it. A placement the user still may act on is repaired as before.
+# Cookies read from the kernel (coresched get).
+. /tests/integration/lib.sh
+. /tests/integration/daemon-lib.sh
+H=/usr/libexec/coresched-tests
+cat > "$CFG/coreschedd.conf" <<EOF2
+[Daemon]
+ReconcileSec=2
+[Group open]
+AllowUsers=tester 1001
+[Group bobs]
+AllowUsers=1001
+EOF2
+daemon_start || exit 1
+cp $H/cs-runas /tmp/suid-runas && chown 0:0 /tmp/suid-runas && chmod 4755 /tmp/suid-runas
+cp $H/cs-hold /tmp/cs-hold2
+runs() { [ "$(readlink /proc/$1/exe)" = "$2" ]; }
+# settled: three reconcile periods, for a put-back to show
+settled() { sleep 6.5; }
+
+# tester's command turns root and makes itself a cookie of its own
+rm -f /tmp/go1
+bg cs-runas 1000 1000 coresched run -g open -- /bin/sh -c \
+	'while [ ! -e /tmp/go1 ]; do sleep 0.1; done; exec /tmp/suid-runas 0 0 /usr/bin/coresched new -- /tmp/cs-hold2 100'
+p1=$!
+wait_for tagged $p1
+g=$(cookie $p1)
+touch /tmp/go1
+wait_for runs $p1 /tmp/cs-hold2
+c1=$(cookie $p1)
+settled
+expect_set root-made-own "$(case $c1 in 0x0|"$g") ;; *) echo "$c1" ;; esac)"
+expect root-own-cookie-kept "$(cookie $p1)" "$c1"
+coresched new -d "$p1" >/dev/null
+c2=$(cookie $p1)
+settled
+expect root-new-kept "$(cookie $p1)" "$c2"
+
+# tester's command runs a program setuid to another user (1001)
+bg cs-runas 1000 1000 coresched run -g open -- /tmp/suid-runas 1001 1001 $H/cs-hold 100; p2=$!
+wait_for runs $p2 $H/cs-hold
+wait_for tagged $p2
+g2=$(cookie $p2)
+cs-runas 1001 1001 coresched new -d "$p2" >/dev/null
+c3=$(cookie $p2)
+settled
+expect_distinct other-user-new-not-group "$c3" "$g2"
+expect other-user-new-kept "$(cookie $p2)" "$c3"
+out=$(cs-runas 1001 1001 coresched assign -g bobs "$p2" 2>&1); rc=$?
+[ $rc = 0 ] || echo "# $out"
+expect other-user-may-place "$rc" 0
+c4=$(cookie $p2)
+expect_distinct other-user-placed "$c4" "$c3"
+
+# control: tester's own placed process stays tester's: repaired as before
+bg cs-runas 1000 1000 coresched run -g open -- $H/cs-hold 100; p3=$!
+wait_for tagged $p3
+g3=$(cookie $p3)
+out=$(coresched new -d "$p3" 2>&1) || echo "# new -d: $out"
+expect_distinct still-own-moved "$(cookie $p3)" "$g3"
+settled
+expect still-own-repaired "$(cookie $p3)" "$g3"
+daemon_stop

@@ -37,6 +37,10 @@ static void verify_threads(struct engine *e, struct task *t)
 		return;
 	if (SYS(e, for_each_thread, t->pid, thread_differs, &tc) != -EEXIST)
 		return;
+	if (engine_placement_outgrown(e, t)) { /* no longer the placer's to repair */
+		(void)engine_evaluate(e, t, false);
+		return;
+	}
 	if (!t->key && t->origin == ORIGIN_NONE && !e->conf->daemon.clear_foreign) {
 		if (SYS(e, cookie_get, t->pid, &t->cookie) < 0)
 			t->cookie = COOKIE_UNKNOWN;

@@ -155,7 +155,9 @@ int client_call(int fd, const char *method, json_object *params, int timeout_ms,
 		return r;
 	r = send_all(fd, buf, len, deadline);
 	free(buf);
-	if (r < 0)
+	/* Closed on us: what the server said before it closed (why it turned
+	 * the connection away) is still there to read. */
+	if (r < 0 && r != -ECONNRESET)
 		return r;
 	b = vl_buffer_new(VL_REPLY_MAX);
 	if (!b)

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "daemon-call.h"
@@ -262,6 +263,7 @@ static const struct table_column ps_cols[] = {
 struct ps_args {
 	struct table_opts o;
 	json_object *params;
+	json_object *pids; /* the PIDs asked for (a reference), or NULL */
 };
 
 static int parse_user(const char *s, json_object *params)
@@ -362,12 +364,36 @@ static int by_pid(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
+/* Names each PID asked for that the listing does not hold: true if any. */
+static bool ps_missing(json_object *asked, json_object *procs)
+{
+	bool any = false;
+
+	for (size_t i = 0; asked && i < json_object_array_length(asked); i++) {
+		int pid = json_object_get_int(json_object_array_get_idx(asked, i));
+		bool found = false;
+
+		for (size_t j = 0; !found && j < json_object_array_length(procs); j++)
+			found = daemon_call_int(json_object_array_get_idx(procs, j), "pid", 0) == pid;
+		if (!found) {
+			fprintf(stderr, "coresched: PID %d: not a process coreschedd tracks%s\n", pid,
+				getuid() == 0 ? "" : " and shows you");
+			any = true;
+		}
+	}
+	return any;
+}
+
 int cli_cmd_ps(int argc, char **argv)
 {
 	struct ps_args a = { .params = json_object_new_object() };
 	json_object *reply = NULL, *procs = NULL;
 	struct table *t = NULL;
+	bool missing;
 	int r = ps_parse(argc, argv, &a);
+
+	if (r == 0 && json_object_object_get_ex(a.params, "pids", &a.pids))
+		json_object_get(a.pids);
 
 	if (r == 0)
 		r = table_new("processes", ps_cols, ARRAY_SIZE(ps_cols), "PID,USER,COMM,GROUP,KEY,COOKIE,ORIGIN",
@@ -385,8 +411,13 @@ int cli_cmd_ps(int argc, char **argv)
 		json_object_array_sort(procs, by_pid);
 	for (size_t i = 0; i < json_object_array_length(procs) && r >= 0; i++)
 		r = ps_row(t, json_object_array_get_idx(procs, i));
+	missing = ps_missing(a.pids, procs);
+	if (daemon_call_bool(reply, "truncated"))
+		fprintf(stderr, "coresched: only the first 512 of your processes are listed; name PIDs to see others\n");
 	json_object_put(reply);
-	return table_print_free(t);
+	json_object_put(a.pids);
+	r = table_print_free(t);
+	return r ? r : missing ? EXIT_NO_PROCESS : 0;
 }
 
 /* ---- explain ---- */

@@ -670,6 +670,21 @@ fail:
 }
 
 /* Closing at once keeps the listening socket from staying readable. */
+/* The reason a connection is turned away, as the answer to whatever the
+ * client asks first (a stream socket keeps it past the close). Best
+ * effort: a socket whose buffer is full gets none. */
+static void refuse(int fd, const char *why)
+{
+	char msg[160];
+	int n = snprintf(msg, sizeof(msg),
+			 "{\"error\":\"io.coresched.LimitReached\",\"parameters\":{\"what\":\"%s (MaxClients=, "
+			 "MaxClientsPerUser=)\"}}",
+			 why);
+
+	if (n > 0 && (size_t)n < sizeof(msg))
+		(void)send(fd, msg, (size_t)n + 1, MSG_DONTWAIT | MSG_NOSIGNAL);
+}
+
 static void client_admit(struct control_server *s, int fd)
 {
 	struct auth_peer peer = { .uid = (uid_t)-1, .pidfd = -1 };
@@ -700,6 +715,7 @@ static void client_admit(struct control_server *s, int fd)
 		control_log(s, LOG_WARNING, "control: refusing client pid %d uid %u: %s",
 			    (int)peer.pid, (unsigned)peer.uid, why);
 	auth_peer_done(&peer);
+	refuse(fd, why);
 	close(fd);
 }
 

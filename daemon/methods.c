@@ -6,6 +6,7 @@
 #include "methods.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <inttypes.h>
 #include <pwd.h>
@@ -29,6 +30,9 @@
 
 #define ERR(name) "io.coresched." name
 #define MAX_LIST 65536
+/* The processes an unprivileged ListProcesses reads the credentials of,
+ * at most (ListProcesses's cost in auth.c is set by it). */
+#define LIST_CHECKS_MAX 512
 /* An unprivileged Assign: each pid costs a /proc read and a prctl. */
 #define MAX_UNPRIVILEGED_PIDS 64
 #define NAME_CACHE 64
@@ -369,34 +373,74 @@ static int *sorted_pids(json_object *a, size_t *ret_n)
 	return v;
 }
 
+/* Whether v holds a pid (an int within 1..INT_MAX, as JSON carries it). */
+static bool json_pid(json_object *v)
+{
+	int64_t x;
+
+	if (!json_object_is_type(v, json_type_int))
+		return false;
+	x = json_object_get_int64(v);
+	return x > 0 && x <= INT_MAX;
+}
+
+/* The parameters of ListProcesses: each of the right type, or the name
+ * of the one that is not. */
+static const char *list_params_bad(json_object *pids, json_object *user, json_object *group)
+{
+	if (pids) {
+		if (!json_object_is_type(pids, json_type_array))
+			return "pids";
+		for (size_t i = 0; i < json_object_array_length(pids); i++)
+			if (!json_pid(json_object_array_get_idx(pids, i)))
+				return "pids";
+	}
+	if (user && (!json_object_is_type(user, json_type_int) || json_object_get_int64(user) < 0 ||
+		     json_object_get_int64(user) > UINT32_MAX - 1))
+		return "user";
+	if (group && !json_object_is_type(group, json_type_string))
+		return "group";
+	return NULL;
+}
+
 static int m_list_processes(void *u, const struct control_caller *c, json_object *p, json_object **ret,
 			    struct control_error *err)
 {
 	static struct task *tasks[MAX_LIST];
 	struct daemon *d = u;
-	size_t n = engine_tasks(d->engine, tasks, MAX_LIST);
-	json_object *pids = NULL, *user = NULL, *group = NULL, *arr = json_object_new_array();
-	bool all = c->privileged;
+	size_t n = engine_tasks(d->engine, tasks, MAX_LIST), checked = 0;
+	json_object *pids = NULL, *user = NULL, *group = NULL, *arr;
+	bool all = c->privileged, truncated = false;
 	struct names nc = { .n = 0 };
+	const char *bad;
 	size_t np = 0;
 	int *pv = NULL;
 
-	(void)err;
 	json_object_object_get_ex(p, "pids", &pids);
 	json_object_object_get_ex(p, "user", &user);
 	json_object_object_get_ex(p, "group", &group);
-	if (pids && json_object_is_type(pids, json_type_array) && !(pv = sorted_pids(pids, &np))) {
-		json_object_put(arr);
+	if ((bad = list_params_bad(pids, user, group)))
+		return methods_fail(err, "org.varlink.service.InvalidParameter", "parameter", jstr(bad));
+	if (group && !conf_find_group(engine_conf(d->engine), json_object_get_string(group)))
+		return methods_fail(err, ERR("NoSuchGroup"), "group", jstr(json_object_get_string(group)));
+	if (pids && !(pv = sorted_pids(pids, &np)))
 		return -ENOMEM;
-	}
+	arr = json_object_new_array();
 	for (size_t i = 0; i < n; i++) {
 		const struct task *t = tasks[i];
 		int pid = t->pid;
 
-		if ((!all && t->uid != c->uid) || (pids && !(pv && bsearch(&pid, pv, np, sizeof(*pv), cmp_int))) ||
-		    (user && (int)t->uid != json_object_get_int(user)) ||
-		    (group && (!t->key || strcmp(t->key->group, json_object_get_string(group)) != 0)) ||
-		    (!all && !auth_may_see(c->uid, c->gid, pid)))
+		if ((!all && t->uid != c->uid) || (pids && !bsearch(&pid, pv, np, sizeof(*pv), cmp_int)) ||
+		    (user && t->uid != (uid_t)json_object_get_int64(user)) ||
+		    (group && (!t->key || strcmp(t->key->group, json_object_get_string(group)) != 0)))
+			continue;
+		/* An unprivileged caller's rows each cost a read of the
+		 * process's credentials: at most LIST_CHECKS_MAX a call. */
+		if (!all && checked++ >= LIST_CHECKS_MAX) {
+			truncated = true;
+			break;
+		}
+		if (!all && !auth_may_see(c->uid, c->gid, pid))
 			continue;
 		json_object_array_add(arr, task_json(&nc, t));
 	}
@@ -405,6 +449,8 @@ static int m_list_processes(void *u, const struct control_caller *c, json_object
 	*ret = json_object_new_object();
 	json_object_object_add(*ret, "dry_run", json_object_new_boolean(d->dry_run));
 	json_object_object_add(*ret, "processes", arr);
+	if (truncated)
+		json_object_object_add(*ret, "truncated", json_object_new_boolean(true));
 	return 0;
 }
 

@@ -271,6 +271,28 @@ for who in root user; do
 	result thread-id-$who 1 "cannot assign PID $tid: $tid is a thread of process $th: name the process\$" $? "$out"
 done
 
+# ps of a PID the daemon does not track, or of a group not configured:
+# an error naming it, not an empty table. Bad parameters on the socket are
+# named (InvalidParameter).
+out=$("$cs" ps 999999 2>&1)
+result ps-unknown-pid 5 'PID 999999: not a process coreschedd tracks' $? "$out"
+out=$("$cs" ps -g nosuch 2>&1)
+result ps-unknown-group 1 "no such group 'nosuch'" $? "$out"
+# An unprivileged listing reads the credentials of at most 512 of the
+# caller's processes, and says it stopped.
+many=()
+for i in $(seq 600); do "$runas" 65534 65534 sleep 1000 </dev/null >/dev/null 2>&1 & many+=($!); done
+for i in $(seq 100); do
+	[ "$("$cs" ps -u 65534 -J 2>/dev/null | grep -c '"pid"')" -ge 600 ] && break
+	sleep 0.1
+done
+out=$("$runas" 65534 65534 "$cs" ps -J 2>&1)
+n=$(grep -c '"pid"' <<<"$out")
+[ "$n" -le 512 ] && [ "$n" -ge 500 ]
+result ps-unprivileged-capped 0 'only the first 512 of your processes' $? "$n rows; $(grep coresched: <<<"$out")"
+kill "${many[@]}" 2>/dev/null
+wait "${many[@]}" 2>/dev/null
+
 # A process of the user's that holds capabilities the user lacks (kept
 # across setuid, and made dumpable again) is not theirs to share a cookie
 # with: the kernel's own check wants the target's permitted capabilities

@@ -175,6 +175,10 @@ sleep 1
 out=$(coresched status); rc=$?
 expect idle-root-status-rc $rc 0
 expect idle-root-status-pid "$(printf '%s\n' "$out" | sed -n 's/^pid: //p')" "$DPID"
+# a user turned away is told why
+out=$(asuser status 2>&1); rc=$?
+expect idle-user-refused-rc $rc 1
+has idle-user-refused-why "$out" 'limit reached: too many unprivileged clients \(MaxClients=, MaxClientsPerUser=\)'
 bg $H/cs-hold 100; cinit=$!
 printf '{"ociVersion":"1.0.2","id":"idle-ctr","status":"creating","pid":%d,"bundle":"/tmp"}' $cinit |
 	coresched oci-hook

@@ -182,6 +182,7 @@ static bool takes_value(const char *opt, const char *letters)
 					     "count", "output", "timeout", "fail-mode" };
 	static const char *const flags[] = { "new", "lock", "verbose", "help", "version", "json",
 					     "noheadings", "raw", "untagged" };
+	bool is_flag = false, is_long = false;
 	size_t n;
 
 	if (opt[1] != '-') {
@@ -193,15 +194,15 @@ static bool takes_value(const char *opt, const char *letters)
 	}
 	if (strchr(opt, '='))
 		return false;
-	/* getopt_long takes an abbreviation, as --sou for --source */
+	/* getopt_long takes an abbreviation, as --sou for --source; one
+	 * that both kinds begin with (--u: --user in ps, --untagged in
+	 * stats) takes a value where the letters say -u does */
 	n = strlen(opt + 2);
 	for (size_t i = 0; i < sizeof(flags) / sizeof(flags[0]); i++)
-		if (strncmp(flags[i], opt + 2, n) == 0)
-			return false;
+		is_flag = is_flag || strncmp(flags[i], opt + 2, n) == 0;
 	for (size_t i = 0; i < sizeof(longs) / sizeof(longs[0]); i++)
-		if (strncmp(longs[i], opt + 2, n) == 0)
-			return true;
-	return false;
+		is_long = is_long || strncmp(longs[i], opt + 2, n) == 0;
+	return is_long && is_flag ? strchr(letters, 'u') != NULL : is_long;
 }
 
 /* The index of the first argument that is neither an option nor an

@@ -43,6 +43,8 @@ static int parse_one(struct direct_args *a, int c, const char *arg)
 {
 	switch (c) {
 	case 's':
+		if (a->has_src && a->n_pids > 0)
+			a->n_pids--; /* the last -s counts, as in util-linux */
 		a->has_src = true;
 		if (cli_parse_pid(arg, &a->src) < 0)
 			return cli_usage_error("invalid PID argument: '%s'", arg);
@@ -312,11 +314,16 @@ int cli_cmd_clear(int argc, char **argv)
 	struct direct_args a;
 	int r = parse_args(argc, argv, &a);
 	int status = 0;
+	sc_cookie own;
 
 	if (r)
 		return r;
 	if (a.has_src || a.has_dest || a.exec_argv || a.n_pids == 0)
 		return cli_usage_error("clear needs PIDs");
+	/* A kernel without core scheduling (or SMT) answers coresched's
+	 * own cookie first: the error names what was asked. */
+	if ((r = sc_get(0, &own)) < 0)
+		return cli_error(r, "cannot clear the cookie of PID %d", a.pids[0]);
 	r = ensure_own_cookie_zero();
 	if (r < 0)
 		return cli_error(r, "coresched carries a cookie and found no task with cookie 0 to copy");

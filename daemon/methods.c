@@ -384,17 +384,23 @@ static bool json_pid(json_object *v)
 	return x > 0 && x <= INT_MAX;
 }
 
+/* An array of pids, each within 1..INT_MAX. */
+static bool json_pids(json_object *a)
+{
+	if (!json_object_is_type(a, json_type_array))
+		return false;
+	for (size_t i = 0; i < json_object_array_length(a); i++)
+		if (!json_pid(json_object_array_get_idx(a, i)))
+			return false;
+	return true;
+}
+
 /* The parameters of ListProcesses: each of the right type, or the name
  * of the one that is not. */
 static const char *list_params_bad(json_object *pids, json_object *user, json_object *group)
 {
-	if (pids) {
-		if (!json_object_is_type(pids, json_type_array))
-			return "pids";
-		for (size_t i = 0; i < json_object_array_length(pids); i++)
-			if (!json_pid(json_object_array_get_idx(pids, i)))
-				return "pids";
-	}
+	if (pids && !json_pids(pids))
+		return "pids";
 	if (user && (!json_object_is_type(user, json_type_int) || json_object_get_int64(user) < 0 ||
 		     json_object_get_int64(user) > UINT32_MAX - 1))
 		return "user";
@@ -458,8 +464,7 @@ static int get_pid(json_object *p, const char *field, pid_t *ret)
 {
 	json_object *v;
 
-	if (!json_object_object_get_ex(p, field, &v) || !json_object_is_type(v, json_type_int) ||
-	    json_object_get_int(v) <= 0)
+	if (!json_object_object_get_ex(p, field, &v) || !json_pid(v))
 		return -EINVAL;
 	*ret = json_object_get_int(v);
 	return 0;
@@ -730,7 +735,7 @@ static int m_assign(void *u, const struct control_caller *c, json_object *p, jso
 {
 	json_object *pids = NULL;
 
-	if (!json_object_object_get_ex(p, "pids", &pids) || !json_object_is_type(pids, json_type_array) ||
+	if (!json_object_object_get_ex(p, "pids", &pids) || !json_pids(pids) ||
 	    json_object_array_length(pids) > (c->privileged ? 4096 : MAX_UNPRIVILEGED_PIDS))
 		return methods_fail(err, "org.varlink.service.InvalidParameter", "parameter", jstr("pids"));
 	if (foreign_pids(c, err) < 0)
@@ -753,7 +758,7 @@ static int m_clear(void *u, const struct control_caller *c, json_object *p, json
 	struct daemon *d = u;
 	json_object *pids = NULL, *ok = json_object_new_array(), *failed = json_object_new_array();
 
-	if (!json_object_object_get_ex(p, "pids", &pids) || !json_object_is_type(pids, json_type_array)) {
+	if (!json_object_object_get_ex(p, "pids", &pids) || !json_pids(pids)) {
 		json_object_put(ok);
 		json_object_put(failed);
 		return methods_fail(err, "org.varlink.service.InvalidParameter", "parameter", jstr("pids"));

@@ -30,6 +30,17 @@ check empty-command 1 "no command after '--'" $cs new --
 check copy-needs-target 1 'either -d PID or -- COMMAND' $cs copy -s 1
 check clear-needs-pids 1 'clear needs PIDs' $cs clear
 check run-needs-command 1 'run needs -- COMMAND' $cs run
+# clear names the PID it was asked about, whatever the kernel lacks
+$cs get >/dev/null 2>&1; own=$?
+case $own in 3 | 4) want=$own ;; *) want=5 ;; esac
+check clear-names-pid $want 'cannot clear the cookie of PID 999999: ' $cs clear 999999
+# the last -s counts, as in util-linux (the copy then fails as the kernel says)
+out=$($cs copy -s 1 -s 999999 -d 1 2>&1)
+rc=$?
+[ $own = 0 ] && want=5 || want=$own
+result copy-last-source-counts $want 'the cookie of PID 999999' $rc "$out"
+# --u is ps' --user before ps, stats' --untagged before stats
+check abbreviated-user-before-ps 1 "unknown user 'nosuchuser'" $cs --u nosuchuser ps
 
 # Options before the function, as util-linux's coresched (getopt permutes
 # its arguments): the function is found behind them, and its own checks

@@ -278,6 +278,31 @@ out=$("$cs" ps 999999 2>&1)
 result ps-unknown-pid 5 'PID 999999: not a process coreschedd tracks' $? "$out"
 out=$("$cs" ps -g nosuch 2>&1)
 result ps-unknown-group 1 "no such group 'nosuch'" $? "$out"
+if command -v python3 >/dev/null; then
+	out=$(python3 - "$W/sock" <<'PY' 2>&1
+import json, socket, sys
+s = socket.socket(socket.AF_UNIX)
+s.connect(sys.argv[1])
+for m, p in [("Assign", {"group": "open", "pids": ["abc", 4294967297]}), ("Explain", {"pid": 99999999999}),
+             ("Clear", {"pids": [0]}), ("ListProcesses", {"pids": "x"}), ("ListProcesses", {"user": "root"}),
+             ("ListProcesses", {"group": 5})]:
+    s.sendall(json.dumps({"method": "io.coresched." + m, "parameters": p}).encode() + b"\0")
+    r = b""
+    while not r.endswith(b"\0"):
+        r += s.recv(65536)
+    r = json.loads(r[:-1])
+    print(m, r.get("error"), r.get("parameters", {}).get("parameter"))
+PY
+)
+	want='Assign org.varlink.service.InvalidParameter pids
+Explain org.varlink.service.InvalidParameter pid
+Clear org.varlink.service.InvalidParameter pids
+ListProcesses org.varlink.service.InvalidParameter pids
+ListProcesses org.varlink.service.InvalidParameter user
+ListProcesses org.varlink.service.InvalidParameter group'
+	[ "$out" = "$want" ]
+	result bad-parameters-named 0 '' $? "$out"
+fi
 # An unprivileged listing reads the credentials of at most 512 of the
 # caller's processes, and says it stopped.
 many=()

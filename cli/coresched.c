@@ -127,6 +127,22 @@ int cli_usage_error(const char *fmt, ...)
 	return EXIT_USAGE;
 }
 
+/* Whether this process runs under a seccomp filter (Seccomp: 2 in its
+ * status): the lock of coresched run --lock makes every change EPERM. */
+static bool under_seccomp_filter(void)
+{
+	char line[128];
+	bool filtered = false;
+	FILE *f = fopen("/proc/self/status", "re");
+
+	if (!f)
+		return false;
+	while (!filtered && fgets(line, sizeof(line), f))
+		filtered = strncmp(line, "Seccomp:", 8) == 0 && strtol(line + 8, NULL, 10) == 2;
+	fclose(f);
+	return filtered;
+}
+
 int cli_error(int negerrno, const char *fmt, ...)
 {
 	va_list ap;
@@ -135,7 +151,10 @@ int cli_error(int negerrno, const char *fmt, ...)
 	va_start(ap, fmt);
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
-	fprintf(stderr, ": %s\n", sc_strerror(negerrno));
+	fprintf(stderr, ": %s%s\n", sc_strerror(negerrno),
+		negerrno == -EPERM && under_seccomp_filter() ?
+			" (or this process runs under a seccomp filter that forbids it: coresched run --lock, Lock=yes)" :
+			"");
 	switch (-negerrno) {
 	case EINVAL: return sc_probe() == -EINVAL ? EXIT_NO_SCHED_CORE : EXIT_FAILURE;
 	case ENODEV: return EXIT_NO_SMT;

@@ -150,7 +150,7 @@ static void status_print(json_object *s)
 		printf("  %s\n", json_object_get_string(json_object_array_get_idx(src, i)));
 	printf("groups: %lld\n", daemon_call_int(s, "groups", 0));
 	printf("keys: %lld\n", daemon_call_int(s, "keys", 0));
-	printf("live cookies: %lld\n", daemon_call_int(s, "live_cookies", 0));
+	printf("cookie holders: %lld\n", daemon_call_int(s, "live_cookies", 0));
 	printf("tracked processes: %lld\n", daemon_call_int(s, "tracked_processes", 0));
 	printf("clients: %lld\n", daemon_call_int(s, "clients", 0));
 	if (json_object_object_get_ex(s, "counters", &cnt) && cnt) {

@@ -32,6 +32,10 @@ expect_rc open-may-change 0 coresched run -g open -- sh -c 'coresched new -d $$'
 # Exit 6: the kernel's EPERM, as coresched reports "not permitted".
 expect_rc locked-refuses-new 6 coresched run -g locked -- sh -c 'coresched new -d $$'
 expect_rc locked-refuses-copy 6 coresched run -g locked -- sh -c 'coresched copy -s 1 -d $$'
+# ... and says the lock may be why
+out=$(coresched run -g locked -- sh -c 'coresched new -d $$' 2>&1)
+case $out in *"seccomp filter that forbids it: coresched run --lock, Lock=yes"*) pass locked-says-why ;;
+*) fail locked-says-why "$out" ;; esac
 expect_rc locked-refuses-user 6 cs-runas 1000 1000 coresched run -g locked -- sh -c 'coresched new -d $$'
 # ... because of the lock: the same user joins and may read its cookie.
 expect_rc user-may-join 0 cs-runas 1000 1000 coresched run -g locked -- sh -c 'coresched get $$'

@@ -107,6 +107,41 @@ static bool follows(struct engine *e, const struct task *t, const struct task *p
 	return forked_ns && p->since_ns && p->since_ns < forked_ns && pi->ppid == p->pid && !claimed(e, pi);
 }
 
+struct placer_vote {
+	const struct key *k;
+	uid_t placer;
+	gid_t gid;
+	bool bound, seen, mixed;
+};
+
+static void vote_placer(void *userdata, void *value)
+{
+	const struct task *o = value;
+	struct placer_vote *v = userdata;
+
+	if (o->key != v->k || !engine_origin_explicit(o->origin))
+		return;
+	if (v->seen && (o->placer != v->placer || o->placer_bound != v->bound || o->placer_gid != v->gid))
+		v->mixed = true;
+	v->seen = true;
+	v->placer = o->placer;
+	v->bound = o->placer_bound;
+	v->gid = o->placer_gid;
+}
+
+/* Who placed what t inherited unseen from k's explicit members: the one
+ * placer they all share, or root's word where they differ (no user may
+ * then undo it). */
+static void inherit_placer(struct engine *e, struct task *t, const struct key *k)
+{
+	struct placer_vote v = { .k = k };
+
+	hashmap_foreach(e->tasks, vote_placer, &v);
+	t->placer = v.seen && !v.mixed ? v.placer : 0;
+	t->placer_bound = v.seen && !v.mixed && v.bound;
+	t->placer_gid = t->placer_bound ? v.gid : 0;
+}
+
 /* The key whose cookie t carries, when explicitly placed processes hold (or
  * held, lately) it: t descends from one of them (a double fork whose
  * middle process went unseen, a parent cleared or gone since). */
@@ -118,6 +153,7 @@ static bool descends_from_placement(struct engine *e, struct task *t)
 	if (t->unowned)
 		return false; /* below a placement its ancestor outgrew */
 	if (k && k->n_explicit) {
+		inherit_placer(e, t, k);
 		table_set_origin(e, t, ORIGIN_INHERITED);
 		table_set_key(e, t, k);
 	} else if (k || !gr || !gr->explicit_ || engine_buried(e, t, ORIGIN_INHERITED) < 0)

@@ -405,7 +405,11 @@ bool engine_placement_outgrown(struct engine *e, struct task *t)
 {
 	int r;
 
-	if (!t->placer_bound || !engine_origin_explicit(t->origin) || !e->sys->may_act)
+	const struct group *g = t->key && e->conf ? conf_find_group(e->conf, t->key->group) : NULL;
+
+	/* Lock=yes: what the user locked in stays (its filter sets
+	 * no_new_privs, so no setuid program gains privilege under it). */
+	if (!t->placer_bound || !engine_origin_explicit(t->origin) || !e->sys->may_act || (g && g->lock))
 		return false;
 	r = SYS(e, may_act, t->pid, t->placer, t->placer_gid);
 	if (r != -EPERM)

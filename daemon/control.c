@@ -669,7 +669,6 @@ fail:
 	return r;
 }
 
-/* Closing at once keeps the listening socket from staying readable. */
 /* The reason a connection is turned away, as the answer to whatever the
  * client asks first (a stream socket keeps it past the close). Best
  * effort: a socket whose buffer is full gets none. */
@@ -685,6 +684,7 @@ static void refuse(int fd, const char *why)
 		(void)send(fd, msg, (size_t)n + 1, MSG_DONTWAIT | MSG_NOSIGNAL);
 }
 
+/* Closing at once keeps the listening socket from staying readable. */
 static void client_admit(struct control_server *s, int fd)
 {
 	struct auth_peer peer = { .uid = (uid_t)-1, .pidfd = -1 };

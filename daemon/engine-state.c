@@ -139,8 +139,6 @@ int engine_set_state_file(struct engine *e, const char *path)
 	return 0;
 }
 
-/* The key an entry names, holding the cookie its process carries now when
- * that is the one the file recorded for the key; else a fresh one. */
 /* Who placed it: the file names only unprivileged placers (a privileged
  * one's placement is written as root's), whose gid is taken to be the
  * process's own, as it was when they placed it. */
@@ -151,6 +149,8 @@ static void restore_placer(struct task *t, const struct state_entry *en)
 	t->placer_gid = t->gid;
 }
 
+/* The key an entry names, holding the cookie its process carries now when
+ * that is the one the file recorded for the key; else a fresh one. */
 static int restore_key(struct engine *e, const struct group *g, const struct state_entry *en, struct task *t)
 {
 	bool carries = en->cookie != 0 && t->cookie == en->cookie;

@@ -403,9 +403,8 @@ static int wanted(struct engine *e, struct task *t)
  * repair. */
 bool engine_placement_outgrown(struct engine *e, struct task *t)
 {
-	int r;
-
 	const struct group *g = t->key && e->conf ? conf_find_group(e->conf, t->key->group) : NULL;
+	int r;
 
 	/* Lock=yes: what the user locked in stays (its filter sets
 	 * no_new_privs, so no setuid program gains privilege under it). */

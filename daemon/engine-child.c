@@ -45,10 +45,14 @@ static bool inherit_prev(struct engine *e, struct task *t, const struct task *p)
 	if (t->key->per == PER_PROCESS && t->key->cookie == 0 && t->cookie && t->cookie != COOKIE_UNKNOWN)
 		table_key_cookie(e, t->key, t->cookie);
 	table_set_origin(e, t, p->prev_session ? child_origin(ORIGIN_SESSION) : ORIGIN_INHERITED);
-	t->placer = p->placer;
-	t->placer_bound = p->placer_bound;
-	t->placer_gid = p->placer_gid;
-	t->unsettled = engine_ensure(e, t, false) < 0;
+	/* who placed what it inherited, not who placed its parent since */
+	t->placer = p->prev_placer;
+	t->placer_bound = p->prev_placer_bound;
+	t->placer_gid = p->prev_placer_gid;
+	if (engine_placement_outgrown(e, t))
+		(void)engine_evaluate(e, t, false);
+	else
+		t->unsettled = engine_ensure(e, t, false) < 0;
 	return true;
 }
 
@@ -132,7 +136,7 @@ static void vote_placer(void *userdata, void *value)
 /* Who placed what t inherited unseen from k's explicit members: the one
  * placer they all share, or root's word where they differ (no user may
  * then undo it). */
-static void inherit_placer(struct engine *e, struct task *t, const struct key *k)
+void engine_inherit_placer(struct engine *e, struct task *t, const struct key *k)
 {
 	struct placer_vote v = { .k = k };
 
@@ -153,9 +157,12 @@ static bool descends_from_placement(struct engine *e, struct task *t)
 	if (t->unowned)
 		return false; /* below a placement its ancestor outgrew */
 	if (k && k->n_explicit) {
-		inherit_placer(e, t, k);
+		engine_inherit_placer(e, t, k);
 		table_set_origin(e, t, ORIGIN_INHERITED);
 		table_set_key(e, t, k);
+		/* not the placer's own (it ran a setuid program unseen) */
+		if (engine_placement_outgrown(e, t))
+			return false;
 	} else if (k || !gr || !gr->explicit_ || engine_buried(e, t, ORIGIN_INHERITED) < 0)
 		return false;
 	if (t->key->detached) /* a reload is moving its key: it moves too */

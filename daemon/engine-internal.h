@@ -241,5 +241,8 @@ void engine_state_dirty(struct engine *e);
 /* An unprivileged placement t outgrew (its placer may no longer act on it,
  * asked of the kernel's view now): ended, t unowned. */
 bool engine_placement_outgrown(struct engine *e, struct task *t);
+/* Who placed what t inherited unseen from k's explicit members: the one
+ * placer they all share, or root where they differ (engine-child.c). */
+void engine_inherit_placer(struct engine *e, struct task *t, const struct key *k);
 /* The state file's modification time, as a heartbeat (see seen_until). */
 void engine_state_heartbeat(struct engine *e);

@@ -271,9 +271,17 @@ static void restore_inherited(struct engine *e, struct hashmap *by_cookie)
 
 		if (!k || t->key == k || (engine_origin_explicit(t->origin) && t->key) || rules_agree(e, t, k))
 			continue;
+		/* An unprivileged placement binds only what its placer may act
+		 * on: not a process of it that has run a setuid program, before
+		 * the last daemon stopped or since. Its placer is asked before
+		 * it joins (it would count as a member of its own). */
+		if (k->n_anchored)
+			engine_inherit_placer(e, t, k);
 		table_set_key(e, t, k);
 		/* from a placement, or from a sticky key's members */
 		table_set_origin(e, t, k->n_anchored ? ORIGIN_INHERITED : ORIGIN_STICKY);
+		if (t->origin == ORIGIN_INHERITED && engine_placement_outgrown(e, t))
+			(void)engine_evaluate(e, t, false);
 	}
 	free(v);
 }

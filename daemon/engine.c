@@ -305,7 +305,11 @@ static int unclaimed(struct engine *e, struct task *t)
 	/* Out of a placement it outgrew: what it carries is the kernel's
 	 * leftover, no member's (the rules claim it again at an exec). */
 	if (t->unowned) {
-		table_set_origin(e, t, t->cookie != 0 && !e->conf->daemon.clear_foreign ? ORIGIN_FOREIGN : ORIGIN_NONE);
+		bool foreign = t->cookie != 0 && !e->conf->daemon.clear_foreign;
+
+		if (foreign && t->origin != ORIGIN_FOREIGN)
+			e->c.foreign++;
+		table_set_origin(e, t, foreign ? ORIGIN_FOREIGN : ORIGIN_NONE);
 		return 0;
 	}
 	/* It carries one of our keys' cookies (a child whose fork we did not
@@ -1006,6 +1010,9 @@ static int place(struct engine *e, const struct engine_place *req, const struct 
 		t->prev_clear_ns = t->cleared ? t->placed_ns : 0; /* a clear by request began then */
 		if (SYS(e, cookie_get, t->pid, &t->prev_cookie) < 0)
 			t->prev_cookie = COOKIE_UNKNOWN;
+		t->prev_placer = t->placer;
+		t->prev_placer_bound = t->placer_bound;
+		t->prev_placer_gid = t->placer_gid;
 		table_set_origin(e, t, req->origin);
 		t->placer = req->placer;
 		t->placer_bound = req->bound;

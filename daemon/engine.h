@@ -80,6 +80,9 @@ struct task {
 	uint64_t prev_uncleared_ns; /* ...until an exec or uid change older than the request (0: none) */
 	uint64_t prev_clear_ns; /* ...since this request (0: since it was forked) */
 	sc_cookie prev_cookie; /* the kernel's cookie for it just before the last request */
+	uid_t prev_placer;   /* ...and who had placed it then (prev's placer, as placer above) */
+	gid_t prev_placer_gid;
+	bool prev_placer_bound;
 	pid_t scan_ppid;     /* met by a scan before its fork event: the parent it was judged by */
 	bool scan_followed;  /* ...and the scan put it in that parent's key */
 	bool scan_unsure;    /* ...but events were lost since, its fork's among them maybe */

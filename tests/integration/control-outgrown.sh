@@ -68,4 +68,27 @@ out=$(coresched new -v -d "$p3" 2>&1) || echo "# new -d: $out"
 expect_distinct still-own-moved "$(printf '%s\n' "$out" | sed -n 's/^coresched: set cookie of PID [0-9]* to //p')" "$g3"
 settled
 expect still-own-repaired "$(cookie $p3)" "$g3"
+
+# a restart: tester's command turned root keeping the group's cookie, the
+# one tester's placed p3 carries, which the state file restores; the new
+# daemon does not take it back into the group as p3's kin
+rm -f /tmp/go5
+bg cs-runas 1000 1000 coresched run -g open -- /bin/sh -c \
+	'while [ ! -e /tmp/go5 ]; do sleep 0.1; done; exec /tmp/suid-runas 0 0 /tmp/cs-hold2 100'
+p5=$!
+wait_for tagged $p5
+g5=$(cookie $p5)
+touch /tmp/go5
+wait_for runs $p5 /tmp/cs-hold2
+settled
+expect outgrown-keeps-cookie "$(cookie $p5)" "$g5"
+expect outgrown-shares-placed "$(cookie $p3)" "$g5"
+daemon_stop
+daemon_start || exit 1
+out=$(coresched new -v -d "$p5" 2>&1) || echo "# new -d: $out"
+c5=$(printf '%s\n' "$out" | sed -n 's/^coresched: set cookie of PID [0-9]* to //p')
+expect_distinct restart-root-new "$c5" "$g5"
+settled
+expect restart-root-new-kept "$(cookie $p5)" "$c5"
+expect restart-placed-kept "$(cookie $p3)" "$g3"
 daemon_stop

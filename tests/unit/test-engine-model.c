@@ -2828,6 +2828,94 @@ out:
 	e = engine_free(e);
 }
 
+/* A process that outgrew uid 1000's placement still carries the group's
+ * cookie when the daemon restarts, beside a placed process the file
+ * restores: it is not taken back into the group (as a child of the
+ * placement, a member by inheritance), and the cookie root gives it
+ * later stands. A child it forked while no daemon ran, root's too, is
+ * not either; nor is the child of a placed process forked before root
+ * placed the parent elsewhere, which inherited uid 1000's placement. */
+static void test_placement_outgrown_restart(void)
+{
+	const char *conf = "[Group open]\nAllowUsers=1000\n";
+	struct engine_place rq = { .pidfd = -1, .group = "open", .origin = ORIGIN_RUN, .placer = 1000,
+				   .placer_gid = 1000, .bound = true };
+	struct fproc *a, *b, *kid = NULL;
+	sc_cookie k;
+
+	e = scenario_with_state(conf);
+	if (!e)
+		return;
+	a = spawn("/usr/bin/job", 1000);
+	b = spawn("/usr/bin/job", 1000);
+	deliver(n_events);
+	CHECK(a && b);
+	if (!a || !b)
+		goto out;
+	rq.pid = a->pid;
+	CHECK(engine_place(e, &rq) == 0);
+	rq.pid = b->pid;
+	CHECK(engine_place(e, &rq) == 0);
+	k = cookie_of(a);
+	CHECK(k != 0 && cookie_of(b) == k);
+	b->uid = 0;
+	exec_as(b, "/usr/bin/su");
+	deliver(n_events);
+	CHECK(cookie_of(b) == k && !has_group(b->pid, "open"));
+	engine_state_flush(e);
+	/* b forks as the daemon stops: the event is lost with it */
+	op_fork(b);
+	kid = proc_of(next_pid == PID_MIN ? PID_MIN + PID_RANGE - 1 : next_pid - 1);
+	CHECK(kid && cookie_of(kid) == k);
+	e = restart_daemon(e, conf, false);
+	if (!e || !kid)
+		goto out;
+	deliver(n_events);
+	CHECK(has_group(a->pid, "open") && cookie_of(a) == k);
+	CHECK(!has_group(b->pid, "open") && !has_group(kid->pid, "open"));
+	set_all(b->pid, 0, true); /* root gives both cookies of their own */
+	set_all(kid->pid, 0, true);
+	engine_scan(e, false, true);
+	CHECK(cookie_of(b) != k && cookie_of(b) != 0 && cookie_of(kid) != k && cookie_of(kid) != 0);
+	CHECK(cookie_of(a) == k);
+out:
+	scenario_done();
+}
+
+/* A child forked before root moved its parent inherited uid 1000's
+ * placement, the one root replaced: uid 1000's word binds it, and ends
+ * once it runs a setuid program (it was root's, which nothing ends). */
+static void test_placement_prev_placer(void)
+{
+	struct engine_place rq = { .pidfd = -1, .group = "open", .origin = ORIGIN_RUN, .placer = 1000,
+				   .placer_gid = 1000, .bound = true };
+	struct fproc *a, *kid;
+
+	e = scenario("[Group open]\nAllowUsers=1000\n[Group other]\n");
+	if (!e)
+		return;
+	a = spawn("/usr/bin/job", 1000);
+	deliver(n_events);
+	CHECK(a != NULL);
+	if (!a)
+		goto out;
+	rq.pid = a->pid;
+	CHECK(engine_place(e, &rq) == 0);
+	op_fork(a);
+	kid = proc_of(next_pid == PID_MIN ? PID_MIN + PID_RANGE - 1 : next_pid - 1);
+	CHECK(engine_assign(e, a->pid, "other", NULL, ORIGIN_ASSIGN) == 0);
+	deliver(n_events);
+	CHECK(kid && has_group(kid->pid, "open") && has_group(a->pid, "other"));
+	if (!kid)
+		goto out;
+	kid->uid = 0;
+	exec_as(kid, "/usr/bin/su");
+	deliver(n_events);
+	CHECK(!has_group(kid->pid, "open"));
+out:
+	e = engine_free(e);
+}
+
 /* Root's placements count in no user's share: root puts six of uid
  * 1000's processes into a Per=process group (MaxKeys=16, a share of 3),
  * and uid 1000's own rule still gets its three; after a restart all six
@@ -3920,6 +4008,8 @@ int main(void)
 	RUN(test_key_share);
 	RUN(test_key_share_not_root);
 	RUN(test_placement_outgrown);
+	RUN(test_placement_outgrown_restart);
+	RUN(test_placement_prev_placer);
 	RUN(test_key_share_sessions);
 	RUN(test_unmatched_keep);
 	RUN(test_unmatched_clear);

@@ -260,6 +260,7 @@ int auth_parse_status(const char *text, struct auth_creds *ret)
 		ret->gid[i] = (gid_t)g[i];
 	}
 	ret->cap_prm = parse_cap_prm(text);
+	ret->no_new_privs = strstr(text, "\nNoNewPrivs:\t1") != NULL;
 	return 0;
 }
 
@@ -295,7 +296,7 @@ static void read_userns(const char *proc_root, pid_t pid, struct auth_creds *c)
 static bool wanted_line(const char *l, size_t n)
 {
 	return (n >= 4 && (memcmp(l, "Uid:", 4) == 0 || memcmp(l, "Gid:", 4) == 0)) ||
-	       (n >= 7 && memcmp(l, "CapPrm:", 7) == 0);
+	       (n >= 7 && memcmp(l, "CapPrm:", 7) == 0) || (n >= 11 && memcmp(l, "NoNewPrivs:", 11) == 0);
 }
 
 static int read_status_lines(int fd, char *out, size_t size)

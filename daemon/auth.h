@@ -59,6 +59,7 @@ struct auth_creds {
 	gid_t gid[4];
 	uid_t proc_owner;  /* owner of /proc/PID/status: root when not dumpable */
 	uint64_t cap_prm;  /* permitted capabilities; all when unknown */
+	bool no_new_privs; /* NoNewPrivs: 1 (no exec gains privilege) */
 	bool userns_other; /* in a user namespace other than the daemon's ... */
 	uid_t userns_owner; /* ... which this uid owns */
 };

@@ -113,9 +113,9 @@ static bool follows(struct engine *e, const struct task *t, const struct task *p
 
 struct placer_vote {
 	const struct key *k;
-	uid_t placer;
-	gid_t gid;
-	bool bound, seen, mixed;
+	struct placers bound; /* the unprivileged placers */
+	uid_t placer;         /* the privileged one, while they share one */
+	bool seen, mixed;
 };
 
 static void vote_placer(void *userdata, void *value)
@@ -125,25 +125,41 @@ static void vote_placer(void *userdata, void *value)
 
 	if (o->key != v->k || !engine_origin_explicit(o->origin))
 		return;
-	if (v->seen && (o->placer != v->placer || o->placer_bound != v->bound || o->placer_gid != v->gid))
+	if (o->placer_bound) {
+		table_placers_add(&v->bound, o->placer, o->placer_gid);
+		return;
+	}
+	if (v->seen && o->placer != v->placer)
 		v->mixed = true;
 	v->seen = true;
 	v->placer = o->placer;
-	v->bound = o->placer_bound;
-	v->gid = o->placer_gid;
 }
 
-/* Who placed what t inherited unseen from k's explicit members: the one
- * placer they all share, or root's word where they differ (no user may
+/* Who placed what t inherited unseen from k's explicit members, alive or
+ * gone (k->gone, or a grave's record when k went too): t may descend from
+ * any of them. An unprivileged placement binds only what its placer may
+ * act on, so where an unprivileged placer was among them, one of them is
+ * t's: the only one, or of several (t is the process of one at most), one
+ * that may not act on t, whose placement t then outgrew. Otherwise the
+ * privileged placer they share, or root where they differ (no user may
  * then undo it). */
-void engine_inherit_placer(struct engine *e, struct task *t, const struct key *k)
+void engine_inherit_placer(struct engine *e, struct task *t, const struct key *k, const struct placers *gone)
 {
-	struct placer_vote v = { .k = k };
+	struct placer_vote v = { .k = k, .bound = *gone };
+	unsigned pick = 0;
 
-	hashmap_foreach(e->tasks, vote_placer, &v);
-	t->placer = v.seen && !v.mixed ? v.placer : 0;
-	t->placer_bound = v.seen && !v.mixed && v.bound;
-	t->placer_gid = t->placer_bound ? v.gid : 0;
+	if (k)
+		hashmap_foreach(e->tasks, vote_placer, &v);
+	t->placer_bound = v.bound.n > 0;
+	if (!t->placer_bound) {
+		t->placer = v.seen && !v.mixed ? v.placer : 0;
+		t->placer_gid = 0;
+		return;
+	}
+	if (v.bound.n == 2 && e->sys->may_act && SYS(e, may_act, t->pid, v.bound.uid[0], v.bound.gid[0]) == 0)
+		pick = 1;
+	t->placer = v.bound.uid[pick];
+	t->placer_gid = v.bound.gid[pick];
 }
 
 /* The key whose cookie t carries, when explicitly placed processes hold (or
@@ -157,13 +173,20 @@ static bool descends_from_placement(struct engine *e, struct task *t)
 	if (t->unowned)
 		return false; /* below a placement its ancestor outgrew */
 	if (k && k->n_explicit) {
-		engine_inherit_placer(e, t, k);
+		engine_inherit_placer(e, t, k, &k->gone);
 		table_set_origin(e, t, ORIGIN_INHERITED);
 		table_set_key(e, t, k);
-		/* not the placer's own (it ran a setuid program unseen) */
-		if (engine_placement_outgrown(e, t))
+	} else if (k || !gr || !gr->explicit_)
+		return false;
+	else {
+		struct placers gone = gr->placers; /* the grave goes as t joins */
+
+		if (engine_buried(e, t, ORIGIN_INHERITED) < 0)
 			return false;
-	} else if (k || !gr || !gr->explicit_ || engine_buried(e, t, ORIGIN_INHERITED) < 0)
+		engine_inherit_placer(e, t, NULL, &gone);
+	}
+	/* not the placer's own (it ran a setuid program unseen) */
+	if (engine_placement_outgrown(e, t))
 		return false;
 	if (t->key->detached) /* a reload is moving its key: it moves too */
 		(void)engine_evaluate(e, t, false);

@@ -27,6 +27,7 @@ struct grave {
 	sc_cookie cookie;
 	char *id; /* "group/name" */
 	bool explicit_; /* it had explicitly placed members */
+	struct placers placers; /* ...and who of them were bound placers */
 	struct holder *holder;
 	uint64_t expires; /* tick */
 };
@@ -169,6 +170,12 @@ void table_drop_ended(struct engine *e, struct task *t);
 /* The one way to change a task's origin: keys count their anchored
  * members (matched by a rule, or placed explicitly). */
 void table_set_origin(struct engine *e, struct task *t, enum origin o);
+/* Adds a bound placer to p, unless it is there or p holds two already. */
+void table_placers_add(struct placers *p, uid_t uid, gid_t gid);
+/* t, an explicit member of k, leaves it or its placement is replaced: a
+ * bound placer stays on k's record (k->gone), since children t forked
+ * unseen may carry k's cookie yet. */
+void table_placer_leaves(struct key *k, const struct task *t);
 /* A key's cookie became known (Per=process: made by CREATE on a member). */
 void table_key_cookie(struct engine *e, struct key *k, sc_cookie c);
 struct key *table_key_by_cookie(const struct engine *e, sc_cookie c);
@@ -241,8 +248,11 @@ void engine_state_dirty(struct engine *e);
 /* An unprivileged placement t outgrew (its placer may no longer act on it,
  * asked of the kernel's view now): ended, t unowned. */
 bool engine_placement_outgrown(struct engine *e, struct task *t);
-/* Who placed what t inherited unseen from k's explicit members: the one
- * placer they all share, or root where they differ (engine-child.c). */
-void engine_inherit_placer(struct engine *e, struct task *t, const struct key *k);
+/* Who placed what t inherited unseen from k's explicit members, those
+ * alive and gone (those of a buried key, k NULL): an unprivileged placer
+ * of theirs where there was one, one that may not act on t where there
+ * were several; else the privileged placer they share, or root
+ * (engine-child.c). */
+void engine_inherit_placer(struct engine *e, struct task *t, const struct key *k, const struct placers *gone);
 /* The state file's modification time, as a heartbeat (see seen_until). */
 void engine_state_heartbeat(struct engine *e);

@@ -276,7 +276,7 @@ static void restore_inherited(struct engine *e, struct hashmap *by_cookie)
 		 * the last daemon stopped or since. Its placer is asked before
 		 * it joins (it would count as a member of its own). */
 		if (k->n_anchored)
-			engine_inherit_placer(e, t, k);
+			engine_inherit_placer(e, t, k, &k->gone);
 		table_set_key(e, t, k);
 		/* from a placement, or from a sticky key's members */
 		table_set_origin(e, t, k->n_anchored ? ORIGIN_INHERITED : ORIGIN_STICKY);

@@ -110,6 +110,10 @@ static int d_may_act(void *u, pid_t pid, uid_t uid, gid_t gid)
 {
 	return dry_of(u)->real->may_act ? REAL(dry_of(u), may_act, pid, uid, gid) : -EOPNOTSUPP;
 }
+static int d_no_new_privs(void *u, pid_t pid)
+{
+	return dry_of(u)->real->no_new_privs ? REAL(dry_of(u), no_new_privs, pid) : -EOPNOTSUPP;
+}
 static int d_thread_group(void *u, pid_t tid, pid_t *ret) { return REAL(dry_of(u), thread_group, tid, ret); }
 static int d_for_each_child(void *u, pid_t pid, procinfo_pid_fn fn, void *ud)
 {
@@ -562,7 +566,7 @@ struct engine_sys *engine_sys_dry_new(const struct engine_sys *real)
 		.holder_new = d_holder_new, .holder_free = d_holder_free, .holder_cookie = d_holder_cookie,
 		.smt_active = d_smt_active, .sched_ext_enabled = d_sched_ext_enabled, .now_ns = d_now_ns,
 		.cpu_ns = d_cpu_ns, .touch = d_touch, .seen_until = d_seen_until, .thread_group = d_thread_group, .for_each_child = d_for_each_child,
-		.may_act = d_may_act, .forget = d_forget, .userdata = d,
+		.may_act = d_may_act, .no_new_privs = d_no_new_privs, .forget = d_forget, .userdata = d,
 	};
 	return &d->ops;
 }

@@ -370,6 +370,15 @@ static int l_may_act(void *u, pid_t pid, uid_t uid, gid_t gid)
 	return r < 0 ? r : auth_may_act_on(uid, gid, &cr);
 }
 
+static int l_no_new_privs(void *u, pid_t pid)
+{
+	struct linux_sys *s = u;
+	struct auth_creds cr;
+	int r = auth_read_creds(s->proc_root, pid, &cr);
+
+	return r < 0 ? r : cr.no_new_privs;
+}
+
 static int l_thread_group(void *u, pid_t tid, pid_t *ret)
 {
 	return procinfo_tgid(root_of(u), tid, ret);
@@ -400,7 +409,7 @@ struct engine_sys *engine_sys_linux_new(const char *proc_root)
 		.smt_active = l_smt_active, .sched_ext_enabled = l_sched_ext_enabled, .cpu_ns = l_cpu_ns,
 		.now_ns = l_now_ns, .touch = l_touch, .seen_until = l_seen_until, .thread_group = l_thread_group,
 		.for_each_child = l_for_each_child, .read_stat = l_read_stat, .read_exe = l_read_exe,
-		.read_rest = l_read_rest, .may_act = l_may_act,
+		.read_rest = l_read_rest, .may_act = l_may_act, .no_new_privs = l_no_new_privs,
 		.userdata = s,
 		/* A fake tree's start times are not on the boot clock. */
 		.boot_ticks = strcmp(proc_root, "/proc") == 0 ? l_boot_ticks : NULL,

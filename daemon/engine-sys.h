@@ -77,6 +77,10 @@ struct engine_sys {
 	 * be NULL: an unprivileged placement then binds until the rules or a
 	 * request end it. */
 	int (*may_act)(void *u, pid_t pid, uid_t uid, gid_t gid);
+	/* Does process pid run with no_new_privs (NoNewPrivs: 1 in its
+	 * status: no exec of a setuid program gains it ids or privilege)? 1,
+	 * 0, or a negative errno. May be NULL: none is taken to. */
+	int (*no_new_privs)(void *u, pid_t pid);
 	/* Not used by the engine; may be NULL. Now, in the unit of procinfo's
 	 * start_time (clock ticks of CLOCK_BOOTTIME): the dry run dates what it
 	 * saw of a process with it. */

@@ -62,7 +62,7 @@ static void bury(struct engine *e, struct key *k, const struct task *last, bool 
 		return;
 	grave_clear(e, g);
 	/* Explicit: whoever carries the cookie descends from a placement. */
-	*g = (struct grave){ k->cookie, id, k->n_explicit > 0 || (last_explicit && !k->ruled), k->holder,
+	*g = (struct grave){ k->cookie, id, k->n_explicit > 0 || (last_explicit && !k->ruled), k->gone, k->holder,
 			     e->ticks + ENGINE_GRAVE_TICKS };
 	k->holder = NULL;
 	e->next_grave = (e->next_grave + 1) % ENGINE_GRAVES;
@@ -147,8 +147,12 @@ void table_key_cookie(struct engine *e, struct key *k, sc_cookie c)
 		return; /* another key's cookie: k makes its own */
 	/* A value now in use again names the new key, not the buried one. */
 	for (unsigned i = 0; c && i < ENGINE_GRAVES; i++)
-		if (e->graves[i].cookie == c)
+		if (e->graves[i].cookie == c) {
+			/* who placed its carriers is on the key's record */
+			for (unsigned j = 0; j < e->graves[i].placers.n; j++)
+				table_placers_add(&k->gone, e->graves[i].placers.uid[j], e->graves[i].placers.gid[j]);
 			grave_clear(e, &e->graves[i]);
+		}
 	if (k->cookie && hashmap_get_u64(e->by_cookie, k->cookie) == k)
 		hashmap_remove_u64(e->by_cookie, k->cookie);
 	k->cookie = c;
@@ -199,6 +203,26 @@ static void unanchor(struct engine *e, struct key *k)
 		e->state_lazy = true;
 }
 
+void table_placers_add(struct placers *p, uid_t uid, gid_t gid)
+{
+	for (unsigned i = 0; i < p->n; i++)
+		if (p->uid[i] == uid && p->gid[i] == gid)
+			return;
+	if (p->n == 2)
+		return; /* several already: two distinct are kept */
+	p->uid[p->n] = uid;
+	p->gid[p->n] = gid;
+	p->n++;
+}
+
+/* An explicit member leaves k: its placer stays on record, since children
+ * it forked unseen may carry k's cookie yet. */
+void table_placer_leaves(struct key *k, const struct task *t)
+{
+	if (engine_origin_explicit(t->origin) && t->placer_bound)
+		table_placers_add(&k->gone, t->placer, t->placer_gid);
+}
+
 static void set_key(struct engine *e, struct task *t, struct key *k, bool alive)
 {
 	struct key *old = t->key;
@@ -211,6 +235,8 @@ static void set_key(struct engine *e, struct task *t, struct key *k, bool alive)
 		k->n_explicit += engine_origin_explicit(t->origin);
 	}
 	t->key = k;
+	if (old)
+		table_placer_leaves(old, t);
 	if (old && engine_origin_explicit(t->origin))
 		old->n_explicit--;
 	if (old && anchors(t->origin))
@@ -228,6 +254,8 @@ void table_set_origin(struct engine *e, struct task *t, enum origin o)
 {
 	struct key *k = t->key;
 
+	if (k && !engine_origin_explicit(o))
+		table_placer_leaves(k, t);
 	if (k)
 		k->n_explicit += (int)engine_origin_explicit(o) - (int)engine_origin_explicit(t->origin);
 	if (k && anchors(t->origin) && !anchors(o))

@@ -410,13 +410,19 @@ bool engine_placement_outgrown(struct engine *e, struct task *t)
 	const struct group *g = t->key && e->conf ? conf_find_group(e->conf, t->key->group) : NULL;
 	int r;
 
-	/* Lock=yes: what the user locked in stays (its filter sets
-	 * no_new_privs, so no setuid program gains privilege under it). */
-	if (!t->placer_bound || !engine_origin_explicit(t->origin) || !e->sys->may_act || (g && g->lock))
+	if (!t->placer_bound || !engine_origin_explicit(t->origin) || !e->sys->may_act)
 		return false;
 	r = SYS(e, may_act, t->pid, t->placer, t->placer_gid);
 	if (r != -EPERM)
 		return false; /* it may (or it is gone: its exit ends it) */
+	/* Lock=yes: what the user locked in stays, a process that made itself
+	 * undumpable too, where the kernel says it runs with no_new_privs (a
+	 * lock's filter sets it), so that no setuid program it ran gained it
+	 * ids or privilege. Without (an assign, a filter never set, a group
+	 * locked only since), the lock holds nothing the placer may not act
+	 * on. */
+	if (g && g->lock && e->sys->no_new_privs && SYS(e, no_new_privs, t->pid) > 0)
+		return false;
 	log_task(LOG_INFO, t->pid, NULL,
 		 "PID %d (%s) is no longer a process uid %u may act on (other ids, setuid, undumpable or "
 		 "privileged): the placement it asked for ends.",
@@ -978,6 +984,8 @@ static int place(struct engine *e, const struct engine_place *req, const struct 
 		r = req->authorize(req->userdata, req->pid, t);
 	if (r >= 0 && t->key && !(prev_id = strdup(t->key->id)))
 		r = -ENOMEM;
+	if (r >= 0 && t->key) /* this request replaces its placer */
+		table_placer_leaves(t->key, t);
 	if (r >= 0 && g) {
 		if (req->key)
 			snprintf(name, sizeof(name), "%s", req->key);

@@ -28,6 +28,14 @@ const char *origin_to_string(enum origin o);
 /* assign, run, hook, session, or inherited from one of those: sticky. */
 bool engine_origin_explicit(enum origin o);
 
+/* The unprivileged (bound) placers a key's explicit members had: none,
+ * one, or several (two of them kept, distinct). */
+struct placers {
+	uid_t uid[2];
+	gid_t gid[2];
+	unsigned char n; /* 0, 1, or 2 for two or more */
+};
+
 struct key {
 	char *id;            /* "group/key" as used in maps */
 	char *group;
@@ -39,6 +47,7 @@ struct key {
 	unsigned n_tasks;    /* members; the key is released when it drops to 0 */
 	unsigned n_anchored; /* members placed by a rule or explicitly (not sticky) */
 	unsigned n_explicit; /* members placed explicitly, or their children */
+	struct placers gone; /* bound placers of explicit members that left it */
 	bool detached;       /* stale since a reload: released with its last member */
 	bool ruled;          /* a member not placed explicitly carried its cookie */
 	uid_t creator;       /* the uid of the process the key was made for */

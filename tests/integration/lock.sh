@@ -2,11 +2,17 @@
 # not change its cookie (EPERM from the kernel's prctl, under the same
 # seccomp filter as `run --lock`), may still read it, and keeps the
 # group's cookie, read back from outside; an unlocked group's member may
-# change it. check-config warns where a Lock= cannot be kept.
+# change it. The lock holds a member the user may no longer act on only
+# under no_new_privs (what run -g gives it): one that made itself
+# undumpable stays; one the user assigned (without it) that ran a setuid
+# program is the user's placement no more, and root's cookie for it stays.
+# check-config warns where a Lock= cannot be kept.
 . /tests/integration/lib.sh
 . /tests/integration/daemon-lib.sh
 
 cat > "$CFG/coreschedd.conf" <<EOF2
+[Daemon]
+ReconcileSec=2
 [Group locked]
 Lock=yes
 AllowUsers=1000
@@ -65,10 +71,44 @@ expect_set locked-group-cookie "$gc"
 expect locked-keeps-group-cookie "$(cookie $m)" "$gc"
 expect locked-filtered "$(sed -n 's/^Seccomp:[[:space:]]*//p' /proc/$m/status)" 2
 
+# Outgrown under the lock. Undumpable: an unreadable program's exec makes
+# the process so (its status then root's); under run -g's no_new_privs
+# the placement holds, and a cookie root gives it is put back.
+H=/usr/libexec/coresched-tests
+runs() { [ "$(readlink /proc/$1/exe)" = "$2" ]; }
+settled() { sleep 6.5; }
+cp $H/cs-hold /tmp/noread-hold && chmod 0711 /tmp/noread-hold
+bg cs-runas 1000 1000 coresched run -g locked -- /tmp/noread-hold 100
+n=$!
+wait_for runs $n /tmp/noread-hold
+wait_for tagged $n
+expect locked-undumpable-nnp "$(sed -n 's/^NoNewPrivs:[[:space:]]*//p' /proc/$n/status)" 1
+expect locked-undumpable-is "$(stat -c %u /proc/$n/status)" 0
+coresched new -d $n >/dev/null 2>&1
+settled
+expect locked-undumpable-held "$(cookie $n)" "$gc"
+# Assigned by the user (no filter, no no_new_privs), it runs a program
+# setuid to root: the lock does not keep root's process for the user.
+cp $H/cs-runas /tmp/suid-runas && chown 0:0 /tmp/suid-runas && chmod 4755 /tmp/suid-runas
+rm -f /tmp/go-$T
+bg cs-runas 1000 1000 sh -c 'while [ ! -e /tmp/go-'"$T"' ]; do sleep 0.1; done; exec /tmp/suid-runas 0 0 '"$H"'/cs-hold 100'
+a=$!
+wait_for grep -qx sh /proc/$a/comm
+expect_rc assigned-by-user 0 cs-runas 1000 1000 coresched assign --group locked $a
+wait_for tagged $a
+expect assigned-has-group-cookie "$(cookie $a)" "$gc"
+touch /tmp/go-$T
+wait_for runs $a $H/cs-hold
+expect assigned-runs-as-root "$(stat -c %u /proc/$a/status)" 0
+c=$(coresched new -v -d "$a" 2>&1 | sed -n 's/^coresched: set cookie of PID [0-9]* to //p')
+settled
+expect_distinct assigned-root-new "$c" "$gc"
+expect assigned-root-new-kept "$(cookie $a)" "$c"
+
 # Where nothing can lock, check-config says so and still passes.
 out=$(coresched check-config 2>&1); rc=$?
 case "$rc $out" in
-*"warning: $CFG/coreschedd.conf:6: [Group ruled] Lock=yes locks only what 'coresched run -g ruled' starts"*) [ $rc = 0 ] && pass check-config-warns || fail check-config-warns "exit $rc" ;;
+*"warning: $CFG/coreschedd.conf:8: [Group ruled] Lock=yes locks only what 'coresched run -g ruled' starts"*) [ $rc = 0 ] && pass check-config-warns || fail check-config-warns "exit $rc" ;;
 *) fail check-config-warns "exit $rc: $out" ;;
 esac
 

@@ -53,6 +53,10 @@ static void parse_status_reads_every_id(void)
 	/* A status cut inside the line (longer than the read): not "none". */
 	CHECK(auth_parse_status("Uid:\t1\t1\t1\t1\nGid:\t1\t1\t1\t1\nCapPrm:\t0000", &c) == 0);
 	CHECK(c.cap_prm == UINT64_MAX);
+	/* no_new_privs: only where the kernel says 1 */
+	CHECK(auth_parse_status("Uid:\t1\t1\t1\t1\nGid:\t1\t1\t1\t1\nNoNewPrivs:\t1\n", &c) == 0 && c.no_new_privs);
+	CHECK(auth_parse_status("Uid:\t1\t1\t1\t1\nGid:\t1\t1\t1\t1\nNoNewPrivs:\t0\n", &c) == 0 && !c.no_new_privs);
+	CHECK(auth_parse_status("Uid:\t1\t1\t1\t1\nGid:\t1\t1\t1\t1\n", &c) == 0 && !c.no_new_privs);
 }
 
 /* ptrace_may_access(PTRACE_MODE_READ_REALCREDS) as the kernel does it. */
@@ -290,10 +294,11 @@ static void read_creds_after_long_groups(void)
 	fputs("Name:\tw\nUid:\t1000\t1000\t1000\t1000\nGid:\t1000\t1000\t1000\t1000\nGroups:\t", f);
 	for (int g = 100000; g < 103000; g++)
 		fprintf(f, "%d ", g);
-	fputs("\nNSpid:\t42\nCapInh:\t0000000000000000\nCapPrm:\t0000000000000000\nCapEff:\t0000000000000000\n", f);
+	fputs("\nNSpid:\t42\nCapInh:\t0000000000000000\nCapPrm:\t0000000000000000\nCapEff:\t0000000000000000\n"
+	      "NoNewPrivs:\t1\n", f);
 	CHECK(fclose(f) == 0);
 	CHECK(auth_read_creds(dir, 42, &c) == 0);
-	CHECK(c.uid[0] == 1000 && c.gid[2] == 1000 && c.cap_prm == 0);
+	CHECK(c.uid[0] == 1000 && c.gid[2] == 1000 && c.cap_prm == 0 && c.no_new_privs);
 	f = fopen(path, "w");
 	if (f) {
 		fputs("Uid:\t1000\t1000\t1000\t1000\nGid:\t1000\t1000\t1000\t1000\nCapPrm:\t0000", f);
@@ -306,8 +311,37 @@ static void read_creds_after_long_groups(void)
 	rmdir(dir);
 }
 
+/* The kernel's word on no_new_privs, read as the daemon reads it: a child
+ * that set it says so, its parent (which did not) says what its own
+ * status says. */
+static void no_new_privs_read_from_kernel(void)
+{
+	struct auth_creds c;
+	int fds[2], st;
+	char ok = 0;
+	pid_t pid;
+
+	CHECK(pipe(fds) == 0);
+	pid = fork();
+	if (pid == 0) {
+		close(fds[0]);
+		ok = prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == 0;
+		(void)!write(fds[1], &ok, 1);
+		pause();
+		_exit(0);
+	}
+	close(fds[1]);
+	CHECK(pid > 0 && read(fds[0], &ok, 1) == 1 && ok);
+	CHECK(auth_read_creds("/proc", pid, &c) == 0 && c.no_new_privs);
+	CHECK(auth_read_creds("/proc", getpid(), &c) == 0 && c.no_new_privs == (prctl(PR_GET_NO_NEW_PRIVS, 0, 0, 0, 0) == 1));
+	kill(pid, SIGKILL);
+	waitpid(pid, &st, 0);
+	close(fds[0]);
+}
+
 int main(void)
 {
+	RUN(no_new_privs_read_from_kernel);
 	RUN(parse_status_reads_every_id);
 	RUN(read_creds_after_long_groups);
 	RUN(kernel_credential_test);

@@ -108,6 +108,7 @@ struct fproc {
 	unsigned parent_requests; /* requests on its parent since its fork, before the fork was taken */
 	uint64_t cpu_ns;  /* what schedstat would say: the scenario tests set it */
 	sc_cookie cpu_read_cookie; /* its cookie when the daemon last read cpu_ns */
+	bool nnp;         /* runs with no_new_privs (a lock's filter set it) */
 	bool no_cgroup;   /* its cgroup path is too long to read: procinfo says "" */
 	bool cut_cgroup;  /* the kernel cut its path: procinfo says an ancestor, cut */
 	const char *cgroup; /* its cgroup path, where not /user.slice */
@@ -601,6 +602,14 @@ static int fk_may_act(void *u, pid_t pid, uid_t uid, gid_t gid)
 	return p->uid == uid ? 0 : -EPERM;
 }
 
+static int fk_no_new_privs(void *u, pid_t pid)
+{
+	struct fproc *p = proc_of(pid);
+
+	(void)u;
+	return p ? p->nnp : -ESRCH;
+}
+
 static const struct engine_sys fake = {
 	.read = fk_read, .read_stat = fk_read_stat, .read_exe = fk_read_exe, .read_rest = fk_read_rest, .start_time = fk_start_time, .for_each_pid = fk_for_each_pid,
 	.for_each_thread = fk_for_each_thread, .process_alive = fk_process_alive,
@@ -609,6 +618,7 @@ static const struct engine_sys fake = {
 	.holder_new = fk_holder_new, .holder_free = fk_holder_free, .holder_cookie = fk_holder_cookie,
 	.smt_active = fk_smt_active, .sched_ext_enabled = fk_sched_ext, .cpu_ns = fk_cpu_ns,
 	.now_ns = fk_now, .touch = fk_touch, .seen_until = fk_seen_until, .may_act = fk_may_act,
+	.no_new_privs = fk_no_new_privs,
 };
 
 /* ---- policy: the configurations the reloads switch between ---- */
@@ -2916,6 +2926,174 @@ out:
 	e = engine_free(e);
 }
 
+/* Root and uid 1000 both placed processes into one key: the vote is mixed.
+ * b, one of uid 1000's, runs su (root now); after a restart the new daemon
+ * does not take it back, whichever placer it asks: uid 1000's placement
+ * is one it outgrew, and root's key may not be given over a process root
+ * gave another cookie. */
+static void test_placement_mixed_placers_restart(void)
+{
+	const char *conf = "[Group open]\nAllowUsers=1000\n";
+	struct engine_place rq = { .pidfd = -1, .group = "open", .origin = ORIGIN_RUN, .placer = 1000,
+				   .placer_gid = 1000, .bound = true };
+	struct fproc *a, *b, *r;
+	sc_cookie k;
+
+	e = scenario_with_state(conf);
+	if (!e)
+		return;
+	a = spawn("/usr/bin/job", 1000);
+	b = spawn("/usr/bin/job", 1000);
+	r = spawn("/usr/bin/job", 1001);
+	deliver(n_events);
+	CHECK(a && b && r);
+	if (!a || !b || !r)
+		goto out;
+	rq.pid = a->pid;
+	CHECK(engine_place(e, &rq) == 0);
+	rq.pid = b->pid;
+	CHECK(engine_place(e, &rq) == 0);
+	CHECK(engine_assign(e, r->pid, "open", NULL, ORIGIN_ASSIGN) == 0); /* root's */
+	k = cookie_of(a);
+	CHECK(k != 0 && cookie_of(b) == k && cookie_of(r) == k);
+	b->uid = 0;
+	exec_as(b, "/usr/bin/su");
+	deliver(n_events);
+	CHECK(cookie_of(b) == k && !has_group(b->pid, "open"));
+	engine_state_flush(e);
+	e = restart_daemon(e, conf, false);
+	if (!e)
+		goto out;
+	deliver(n_events);
+	CHECK(!has_group(b->pid, "open"));
+	CHECK(has_group(a->pid, "open") && has_group(r->pid, "open"));
+	set_all(b->pid, 0, true); /* root gives it a cookie of its own */
+	engine_scan(e, false, true);
+	CHECK(cookie_of(b) != k);
+out:
+	scenario_done();
+}
+
+/* The group is made Lock=yes across a restart: b, placed by uid 1000 with
+ * no filter (so without no_new_privs), ran su before; the lock does not
+ * make the new daemon take it back. */
+static void test_placement_lock_restart(void)
+{
+	const char *conf = "[Group open]\nAllowUsers=1000\n";
+	const char *conf2 = "[Group open]\nAllowUsers=1000\nLock=yes\n";
+	struct engine_place rq = { .pidfd = -1, .group = "open", .origin = ORIGIN_RUN, .placer = 1000,
+				   .placer_gid = 1000, .bound = true };
+	struct fproc *a, *b;
+	sc_cookie k;
+
+	e = scenario_with_state(conf);
+	if (!e)
+		return;
+	a = spawn("/usr/bin/job", 1000);
+	b = spawn("/usr/bin/job", 1000);
+	deliver(n_events);
+	CHECK(a && b);
+	if (!a || !b)
+		goto out;
+	rq.pid = a->pid;
+	CHECK(engine_place(e, &rq) == 0);
+	rq.pid = b->pid;
+	CHECK(engine_place(e, &rq) == 0);
+	k = cookie_of(a);
+	b->uid = 0;
+	exec_as(b, "/usr/bin/su");
+	deliver(n_events);
+	CHECK(cookie_of(b) == k && !has_group(b->pid, "open"));
+	engine_state_flush(e);
+	e = restart_daemon(e, conf2, false);
+	if (!e)
+		goto out;
+	deliver(n_events);
+	CHECK(!has_group(b->pid, "open") && has_group(a->pid, "open"));
+out:
+	scenario_done();
+}
+
+/* The placed parent is gone (its key buried) and its child, whose fork and
+ * exec went unseen, ran su: the scan that meets it does not adopt it into
+ * the placement through the grave, and root's cookie for it stays. */
+static void test_placement_grave_outgrown(void)
+{
+	struct engine_place rq = { .pidfd = -1, .group = "open", .origin = ORIGIN_RUN, .placer = 1000,
+				   .placer_gid = 1000, .bound = true };
+	struct fproc *a, *c;
+	sc_cookie k;
+
+	e = scenario("[Group open]\nAllowUsers=1000\n");
+	if (!e)
+		return;
+	a = spawn("/usr/bin/job", 1000);
+	deliver(n_events);
+	CHECK(a != NULL);
+	if (!a)
+		goto out;
+	rq.pid = a->pid;
+	CHECK(engine_place(e, &rq) == 0);
+	k = cookie_of(a);
+	c = fork_of(a);
+	CHECK(c != NULL);
+	if (!c)
+		goto out;
+	c->uid = 0;
+	exec_as(c, "/usr/bin/su");
+	deliver_or_lose(n_events, true); /* the child's fork and exec are lost */
+	op_exit(a);
+	deliver(n_events);
+	CHECK(cookie_of(c) == k);
+	engine_scan(e, false, true);
+	CHECK(!has_group(c->pid, "open"));
+	set_all(c->pid, 0, true);
+	engine_scan(e, false, true);
+	CHECK(cookie_of(c) != k);
+out:
+	e = engine_free(e);
+}
+
+/* Lock=yes holds a process its placer may no longer act on only where it
+ * runs with no_new_privs: b, assigned by uid 1000 (no filter), runs su and
+ * the placement ends; c, under the lock's no_new_privs, changes ids (as a
+ * process of its own may, undumpable here) and stays. */
+static void test_placement_lock_nnp(void)
+{
+	struct engine_place rq = { .pidfd = -1, .group = "open", .origin = ORIGIN_ASSIGN, .placer = 1000,
+				   .placer_gid = 1000, .bound = true };
+	struct fproc *a, *b, *c;
+	sc_cookie k;
+
+	e = scenario("[Group open]\nAllowUsers=1000\nLock=yes\n");
+	if (!e)
+		return;
+	a = spawn("/usr/bin/job", 1000);
+	b = spawn("/usr/bin/job", 1000);
+	c = spawn("/usr/bin/job", 1000);
+	deliver(n_events);
+	CHECK(a && b && c);
+	if (!a || !b || !c)
+		goto out;
+	for (struct fproc **p = (struct fproc *[]){ a, b, c, NULL }; *p; p++) {
+		rq.pid = (*p)->pid;
+		CHECK(engine_place(e, &rq) == 0);
+	}
+	k = cookie_of(a);
+	c->nnp = true;
+	b->uid = 0;
+	exec_as(b, "/usr/bin/su");
+	c->uid = 1001;
+	exec_as(c, "/usr/bin/job");
+	deliver(n_events);
+	set_all(b->pid, 0, true);
+	engine_scan(e, false, true);
+	CHECK(!has_group(b->pid, "open") && cookie_of(b) != k);
+	CHECK(has_group(c->pid, "open") && cookie_of(c) == k);
+out:
+	e = engine_free(e);
+}
+
 /* Root's placements count in no user's share: root puts six of uid
  * 1000's processes into a Per=process group (MaxKeys=16, a share of 3),
  * and uid 1000's own rule still gets its three; after a restart all six
@@ -4010,6 +4188,10 @@ int main(void)
 	RUN(test_placement_outgrown);
 	RUN(test_placement_outgrown_restart);
 	RUN(test_placement_prev_placer);
+	RUN(test_placement_mixed_placers_restart);
+	RUN(test_placement_lock_restart);
+	RUN(test_placement_grave_outgrown);
+	RUN(test_placement_lock_nnp);
 	RUN(test_key_share_sessions);
 	RUN(test_unmatched_keep);
 	RUN(test_unmatched_clear);

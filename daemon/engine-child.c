@@ -176,11 +176,12 @@ static bool descends_from_placement(struct engine *e, struct task *t)
 		engine_inherit_placer(e, t, k, &k->gone);
 		table_set_origin(e, t, ORIGIN_INHERITED);
 		table_set_key(e, t, k);
-	} else if (k || !gr || !gr->explicit_)
-		return false;
-	else {
-		struct placers gone = gr->placers; /* the grave goes as t joins */
+	} else {
+		struct placers gone;
 
+		if (k || !gr || !gr->explicit_)
+			return false;
+		gone = gr->placers; /* the grave goes as t joins */
 		if (engine_buried(e, t, ORIGIN_INHERITED) < 0)
 			return false;
 		engine_inherit_placer(e, t, NULL, &gone);

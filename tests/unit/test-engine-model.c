@@ -2838,6 +2838,38 @@ out:
 	e = engine_free(e);
 }
 
+/* In a scenario with a state file on conf: a and b, jobs of uid 1000
+ * placed into group open at its request (run -g); b then runs su and
+ * outgrows the placement, keeping the group's cookie *k; the state is
+ * written. false where a step failed. */
+static bool placed_pair_outgrown(const char *conf, struct fproc **a, struct fproc **b, sc_cookie *k)
+{
+	struct engine_place rq = { .pidfd = -1, .group = "open", .origin = ORIGIN_RUN, .placer = 1000,
+				   .placer_gid = 1000, .bound = true };
+
+	e = scenario_with_state(conf);
+	if (!e)
+		return false;
+	*a = spawn("/usr/bin/job", 1000);
+	*b = spawn("/usr/bin/job", 1000);
+	deliver(n_events);
+	CHECK(*a && *b);
+	if (!*a || !*b)
+		return false;
+	rq.pid = (*a)->pid;
+	CHECK(engine_place(e, &rq) == 0);
+	rq.pid = (*b)->pid;
+	CHECK(engine_place(e, &rq) == 0);
+	*k = cookie_of(*a);
+	CHECK(*k != 0 && cookie_of(*b) == *k);
+	(*b)->uid = 0;
+	exec_as(*b, "/usr/bin/su");
+	deliver(n_events);
+	CHECK(cookie_of(*b) == *k && !has_group((*b)->pid, "open"));
+	engine_state_flush(e);
+	return true;
+}
+
 /* A process that outgrew uid 1000's placement still carries the group's
  * cookie when the daemon restarts, beside a placed process the file
  * restores: it is not taken back into the group (as a child of the
@@ -2848,31 +2880,11 @@ out:
 static void test_placement_outgrown_restart(void)
 {
 	const char *conf = "[Group open]\nAllowUsers=1000\n";
-	struct engine_place rq = { .pidfd = -1, .group = "open", .origin = ORIGIN_RUN, .placer = 1000,
-				   .placer_gid = 1000, .bound = true };
-	struct fproc *a, *b, *kid = NULL;
-	sc_cookie k;
+	struct fproc *a = NULL, *b = NULL, *kid = NULL;
+	sc_cookie k = 0;
 
-	e = scenario_with_state(conf);
-	if (!e)
-		return;
-	a = spawn("/usr/bin/job", 1000);
-	b = spawn("/usr/bin/job", 1000);
-	deliver(n_events);
-	CHECK(a && b);
-	if (!a || !b)
+	if (!placed_pair_outgrown(conf, &a, &b, &k))
 		goto out;
-	rq.pid = a->pid;
-	CHECK(engine_place(e, &rq) == 0);
-	rq.pid = b->pid;
-	CHECK(engine_place(e, &rq) == 0);
-	k = cookie_of(a);
-	CHECK(k != 0 && cookie_of(b) == k);
-	b->uid = 0;
-	exec_as(b, "/usr/bin/su");
-	deliver(n_events);
-	CHECK(cookie_of(b) == k && !has_group(b->pid, "open"));
-	engine_state_flush(e);
 	/* b forks as the daemon stops: the event is lost with it */
 	op_fork(b);
 	kid = proc_of(next_pid == PID_MIN ? PID_MIN + PID_RANGE - 1 : next_pid - 1);
@@ -2981,30 +2993,11 @@ static void test_placement_lock_restart(void)
 {
 	const char *conf = "[Group open]\nAllowUsers=1000\n";
 	const char *conf2 = "[Group open]\nAllowUsers=1000\nLock=yes\n";
-	struct engine_place rq = { .pidfd = -1, .group = "open", .origin = ORIGIN_RUN, .placer = 1000,
-				   .placer_gid = 1000, .bound = true };
-	struct fproc *a, *b;
-	sc_cookie k;
+	struct fproc *a = NULL, *b = NULL;
+	sc_cookie k = 0;
 
-	e = scenario_with_state(conf);
-	if (!e)
-		return;
-	a = spawn("/usr/bin/job", 1000);
-	b = spawn("/usr/bin/job", 1000);
-	deliver(n_events);
-	CHECK(a && b);
-	if (!a || !b)
+	if (!placed_pair_outgrown(conf, &a, &b, &k))
 		goto out;
-	rq.pid = a->pid;
-	CHECK(engine_place(e, &rq) == 0);
-	rq.pid = b->pid;
-	CHECK(engine_place(e, &rq) == 0);
-	k = cookie_of(a);
-	b->uid = 0;
-	exec_as(b, "/usr/bin/su");
-	deliver(n_events);
-	CHECK(cookie_of(b) == k && !has_group(b->pid, "open"));
-	engine_state_flush(e);
 	e = restart_daemon(e, conf2, false);
 	if (!e)
 		goto out;

@@ -138,28 +138,63 @@ static void vote_placer(void *userdata, void *value)
 /* Who placed what t inherited unseen from k's explicit members, alive or
  * gone (k->gone, or a grave's record when k went too): t may descend from
  * any of them. An unprivileged placement binds only what its placer may
- * act on, so where an unprivileged placer was among them, one of them is
- * t's: the only one, or of several (t is the process of one at most), one
- * that may not act on t, whose placement t then outgrew. Otherwise the
- * privileged placer they share, or root where they differ (no user may
- * then undo it). */
+ * act on. So where unprivileged placers were among them:
+ * - one that may act on t (t may be its process's child, and the kernel
+ *   lets it change t's cookie anyway) is t's, unless a privileged placer
+ *   was among them too: then t may be that one's, and root's word holds
+ *   (no user undoes it);
+ * - where none may, t is no process of theirs any more: one of them is
+ *   t's, whose placement t then outgrew (keeping its cookie, not held in
+ *   it), though t may be a privileged placer's child.
+ * Otherwise the privileged placer they share, or root where they differ. */
 void engine_inherit_placer(struct engine *e, struct task *t, const struct key *k, const struct placers *gone)
 {
 	struct placer_vote v = { .k = k, .bound = *gone };
-	unsigned pick = 0;
+	bool privileged;
+	int pick = -1;
 
 	if (k)
 		hashmap_foreach(e->tasks, vote_placer, &v);
-	t->placer_bound = v.bound.n > 0;
-	if (!t->placer_bound) {
-		t->placer = v.seen && !v.mixed ? v.placer : 0;
+	privileged = v.seen || v.bound.privileged;
+	for (unsigned i = 0; i < v.bound.n && pick < 0; i++)
+		if (!e->sys->may_act || SYS(e, may_act, t->pid, v.bound.uid[i], v.bound.gid[i]) == 0)
+			pick = (int)i;
+	if (!v.bound.n || (pick >= 0 && privileged)) {
+		t->placer_bound = false;
+		t->placer = v.seen && !v.mixed && !v.bound.privileged ? v.placer : 0;
 		t->placer_gid = 0;
 		return;
 	}
-	if (v.bound.n == 2 && e->sys->may_act && SYS(e, may_act, t->pid, v.bound.uid[0], v.bound.gid[0]) == 0)
-		pick = 1;
+	if (pick < 0)
+		pick = 0;
+	t->placer_bound = true;
 	t->placer = v.bound.uid[pick];
 	t->placer_gid = v.bound.gid[pick];
+}
+
+int engine_join_placement(struct engine *e, struct task *t)
+{
+	const struct grave *gr = table_grave(e, t->cookie);
+	struct key *k = table_key_carrying(e, t->cookie);
+
+	if (t->unowned || !t->cookie || t->cookie == COOKIE_UNKNOWN)
+		return 0; /* below a placement its ancestor outgrew; or none */
+	if (k && (k->n_explicit || k->gone.n)) {
+		engine_inherit_placer(e, t, k, &k->gone);
+		table_set_origin(e, t, ORIGIN_INHERITED);
+		table_set_key(e, t, k);
+	} else {
+		struct placers gone;
+
+		if (k || !gr || !(gr->explicit_ || gr->placers.n))
+			return 0;
+		gone = gr->placers; /* the grave goes as t joins */
+		if (engine_buried(e, t, ORIGIN_INHERITED) < 0)
+			return 0;
+		engine_inherit_placer(e, t, NULL, &gone);
+	}
+	/* not the placer's own (it ran a setuid program unseen) */
+	return engine_placement_outgrown(e, t) ? -1 : 1;
 }
 
 /* The key whose cookie t carries, when explicitly placed processes hold (or
@@ -167,27 +202,7 @@ void engine_inherit_placer(struct engine *e, struct task *t, const struct key *k
  * middle process went unseen, a parent cleared or gone since). */
 static bool descends_from_placement(struct engine *e, struct task *t)
 {
-	const struct grave *gr = table_grave(e, t->cookie);
-	struct key *k = table_key_carrying(e, t->cookie);
-
-	if (t->unowned)
-		return false; /* below a placement its ancestor outgrew */
-	if (k && k->n_explicit) {
-		engine_inherit_placer(e, t, k, &k->gone);
-		table_set_origin(e, t, ORIGIN_INHERITED);
-		table_set_key(e, t, k);
-	} else {
-		struct placers gone;
-
-		if (k || !gr || !gr->explicit_)
-			return false;
-		gone = gr->placers; /* the grave goes as t joins */
-		if (engine_buried(e, t, ORIGIN_INHERITED) < 0)
-			return false;
-		engine_inherit_placer(e, t, NULL, &gone);
-	}
-	/* not the placer's own (it ran a setuid program unseen) */
-	if (engine_placement_outgrown(e, t))
+	if (engine_join_placement(e, t) <= 0)
 		return false;
 	if (t->key->detached) /* a reload is moving its key: it moves too */
 		(void)engine_evaluate(e, t, false);

@@ -172,6 +172,7 @@ void table_drop_ended(struct engine *e, struct task *t);
 void table_set_origin(struct engine *e, struct task *t, enum origin o);
 /* Adds a bound placer to p, unless it is there or p holds two already. */
 void table_placers_add(struct placers *p, uid_t uid, gid_t gid);
+void table_placers_merge(struct placers *to, const struct placers *from);
 /* t, an explicit member of k, leaves it or its placement is replaced: a
  * bound placer stays on k's record (k->gone), since children t forked
  * unseen may carry k's cookie yet. */
@@ -254,5 +255,12 @@ bool engine_placement_outgrown(struct engine *e, struct task *t);
  * were several; else the privileged placer they share, or root
  * (engine-child.c). */
 void engine_inherit_placer(struct engine *e, struct task *t, const struct key *k, const struct placers *gone);
+/* t, met unseen, carries the cookie of a key that explicitly placed
+ * processes hold or held (k->gone names the unprivileged placers of those
+ * that left: a key a rule's members keep alive too), or of the grave of
+ * one: it joins the key as their child, its placer asked. 1: joined; 0:
+ * no placement's cookie (t unchanged); -1: one it outgrew (t unowned, out
+ * of it, keeping its cookie) (engine-child.c). */
+int engine_join_placement(struct engine *e, struct task *t);
 /* The state file's modification time, as a heartbeat (see seen_until). */
 void engine_state_heartbeat(struct engine *e);

@@ -26,7 +26,8 @@ static void entry_from(struct state_entry *en, const struct task *t)
 				    .cookie = t->key && t->cookie == t->key->cookie && t->cookie != COOKIE_UNKNOWN ?
 						      t->cookie :
 						      0,
-				    .placer = engine_origin_explicit(t->origin) && t->placer_bound ? t->placer : 0 };
+				    .placer = engine_origin_explicit(t->origin) && t->placer_bound ? t->placer : 0,
+				    .placer_gid = t->placer_gid };
 	if (t->key) {
 		snprintf(en->group, sizeof(en->group), "%s", t->key->group);
 		snprintf(en->key, sizeof(en->key), "%s", t->key->name);
@@ -54,6 +55,29 @@ static size_t collect(struct task **v, size_t n, struct state_entry *out, size_t
 			entry_from(&out[m++], t);
 	}
 	return m;
+}
+
+/* The keys whose explicit members that left had placers of record: a
+ * child they forked unseen may carry the key's cookie yet, and is judged
+ * by them after a restart as before it. */
+static size_t collect_placers(struct hashmap *keys, struct state_placers **ret)
+{
+	size_t n, m = 0;
+	void **v = engine_snapshot(keys, &n);
+	struct state_placers *out = v ? calloc(n + 1, sizeof(*out)) : NULL;
+
+	for (size_t i = 0; out && i < n && m < STATE_ENTRIES_MAX; i++) {
+		const struct key *k = v[i];
+
+		if (!k->gone.n && !k->gone.privileged)
+			continue;
+		snprintf(out[m].group, sizeof(out[m].group), "%s", k->group);
+		snprintf(out[m].key, sizeof(out[m].key), "%s", k->name);
+		out[m++].placers = k->gone;
+	}
+	free(v);
+	*ret = out;
+	return out ? m : 0;
 }
 
 void engine_state_dirty(struct engine *e)
@@ -92,7 +116,8 @@ void engine_state_heartbeat(struct engine *e)
 void engine_state_flush(struct engine *e)
 {
 	struct state_entry *entries;
-	size_t n, m;
+	struct state_placers *placers = NULL;
+	size_t n, m, np;
 	void **v;
 	int r;
 
@@ -101,15 +126,17 @@ void engine_state_flush(struct engine *e)
 	e->state_dirty = false; /* a failure waits for the next change */
 	v = engine_snapshot(e->tasks, &n);
 	entries = calloc(n + 1, sizeof(*entries));
-	if (!v || !entries) {
+	np = collect_placers(e->keys, &placers);
+	if (!v || !entries || !placers) {
 		free(v);
 		free(entries);
+		free(placers);
 		log_warning("Failed to record the explicit placements in %s: %s, ignoring.", e->state_path,
 			    strerror(ENOMEM));
 		return;
 	}
 	m = collect((struct task **)v, n, entries, STATE_ENTRIES_MAX);
-	r = state_save(e->state_path, entries, m);
+	r = state_save(e->state_path, entries, m, placers, np);
 	if (r < 0)
 		log_warning("Failed to record the explicit placements in %s: %s, ignoring.", e->state_path,
 			    strerror(-r));
@@ -119,6 +146,7 @@ void engine_state_flush(struct engine *e)
 	}
 	free(v);
 	free(entries);
+	free(placers);
 }
 
 int engine_set_state_file(struct engine *e, const char *path)
@@ -140,13 +168,14 @@ int engine_set_state_file(struct engine *e, const char *path)
 }
 
 /* Who placed it: the file names only unprivileged placers (a privileged
- * one's placement is written as root's), whose gid is taken to be the
- * process's own, as it was when they placed it. */
+ * one's placement is written as root's), with their gid (a line of an
+ * older daemon's names none: the process's own is taken, as it was when
+ * they placed it). */
 static void restore_placer(struct task *t, const struct state_entry *en)
 {
 	t->placer = en->placer;
 	t->placer_bound = en->placer != 0;
-	t->placer_gid = t->gid;
+	t->placer_gid = en->placer_gid != STATE_GID_UNKNOWN ? en->placer_gid : t->gid;
 }
 
 /* The key an entry names, holding the cookie its process carries now when
@@ -258,8 +287,50 @@ static bool rules_agree(const struct engine *e, const struct task *t, const stru
 	return strcmp(m.key, k->name) == 0;
 }
 
+static struct key *key_named(struct engine *e, const char *group, const char *name)
+{
+	char *id = NULL;
+	struct key *k;
+
+	if (asprintf(&id, "%s/%s", group, name) < 0)
+		return NULL;
+	k = hashmap_get_str(e->keys, id);
+	free(id);
+	return k;
+}
+
+/* Who placed the members that left a key, as the last daemon knew, and
+ * who placed those that exited while no daemon ran (children they forked
+ * meanwhile carry the key's cookie): onto the key of that name, where the
+ * start-up scan or the restore made it. */
+static void restore_placers(struct engine *e, const struct state_file *sf)
+{
+	for (size_t i = 0; i < sf->n_placers; i++) {
+		struct key *k = key_named(e, sf->placers[i].group, sf->placers[i].key);
+
+		if (k)
+			table_placers_merge(&k->gone, &sf->placers[i].placers);
+	}
+	for (size_t i = 0; i < sf->n; i++) {
+		const struct state_entry *en = &sf->entries[i];
+		const struct task *t = engine_task(e, en->pid);
+		struct key *k;
+
+		if ((t && t->start == en->start) || !engine_origin_explicit(en->origin) ||
+		    !(k = key_named(e, en->group, en->key)))
+			continue;
+		if (!en->placer)
+			k->gone.privileged = true;
+		else
+			table_placers_add(&k->gone, en->placer, en->placer_gid); /* gid unknown: one acting on nothing */
+	}
+}
+
 /* A task carrying a restored placement's cookie got it from that
- * placement: a child, or a process exec'd into the same container. */
+ * placement: a child, or a process exec'd into the same container. So
+ * may a member the start-up scan kept in a key no group claims it for,
+ * where explicit members of that key are or were placed: it is judged
+ * as their child. */
 static void restore_inherited(struct engine *e, struct hashmap *by_cookie)
 {
 	size_t n;
@@ -268,18 +339,24 @@ static void restore_inherited(struct engine *e, struct hashmap *by_cookie)
 	for (size_t i = 0; i < n; i++) {
 		struct task *t = v[i];
 		struct key *k = t->cookie ? hashmap_get_u64(by_cookie, t->cookie) : NULL;
+		bool kept = t->key && t->origin == ORIGIN_STICKY && t->cookie == t->key->cookie;
+		bool placed;
 
-		if (!k || t->key == k || (engine_origin_explicit(t->origin) && t->key) || rules_agree(e, t, k))
+		if (!k && kept && (t->key->n_explicit || t->key->gone.n))
+			k = t->key;
+		if (!k || (t->key == k && !kept) || (engine_origin_explicit(t->origin) && t->key) ||
+		    rules_agree(e, t, k))
 			continue;
 		/* An unprivileged placement binds only what its placer may act
 		 * on: not a process of it that has run a setuid program, before
 		 * the last daemon stopped or since. Its placer is asked before
 		 * it joins (it would count as a member of its own). */
-		if (k->n_anchored)
+		placed = k->n_explicit || k->gone.n;
+		if (placed)
 			engine_inherit_placer(e, t, k, &k->gone);
 		table_set_key(e, t, k);
 		/* from a placement, or from a sticky key's members */
-		table_set_origin(e, t, k->n_anchored ? ORIGIN_INHERITED : ORIGIN_STICKY);
+		table_set_origin(e, t, placed ? ORIGIN_INHERITED : ORIGIN_STICKY);
 		if (t->origin == ORIGIN_INHERITED && engine_placement_outgrown(e, t))
 			(void)engine_evaluate(e, t, false);
 	}
@@ -335,6 +412,7 @@ void engine_state_restore(struct engine *e)
 			r = restore_one(e, en, by_cookie);
 			restored += r > 0;
 		}
+	restore_placers(e, sf);
 	if (by_cookie)
 		restore_inherited(e, by_cookie);
 	hashmap_free(by_cookie);

@@ -149,8 +149,7 @@ void table_key_cookie(struct engine *e, struct key *k, sc_cookie c)
 	for (unsigned i = 0; c && i < ENGINE_GRAVES; i++)
 		if (e->graves[i].cookie == c) {
 			/* who placed its carriers is on the key's record */
-			for (unsigned j = 0; j < e->graves[i].placers.n; j++)
-				table_placers_add(&k->gone, e->graves[i].placers.uid[j], e->graves[i].placers.gid[j]);
+			table_placers_merge(&k->gone, &e->graves[i].placers);
 			grave_clear(e, &e->graves[i]);
 		}
 	if (k->cookie && hashmap_get_u64(e->by_cookie, k->cookie) == k)
@@ -215,12 +214,23 @@ void table_placers_add(struct placers *p, uid_t uid, gid_t gid)
 	p->n++;
 }
 
+void table_placers_merge(struct placers *to, const struct placers *from)
+{
+	for (unsigned i = 0; i < from->n; i++)
+		table_placers_add(to, from->uid[i], from->gid[i]);
+	to->privileged |= from->privileged;
+}
+
 /* An explicit member leaves k: its placer stays on record, since children
  * it forked unseen may carry k's cookie yet. */
 void table_placer_leaves(struct key *k, const struct task *t)
 {
-	if (engine_origin_explicit(t->origin) && t->placer_bound)
+	if (!engine_origin_explicit(t->origin))
+		return;
+	if (t->placer_bound)
 		table_placers_add(&k->gone, t->placer, t->placer_gid);
+	else
+		k->gone.privileged = true;
 }
 
 static void set_key(struct engine *e, struct task *t, struct key *k, bool alive)

@@ -265,6 +265,8 @@ int engine_buried(struct engine *e, struct task *t, enum origin origin)
 	return 0;
 }
 
+static int decide(struct engine *e, struct task *t);
+
 /* No group claims t. The kernel kept its cookie across the exec, and so
  * does the policy (UnmatchedExec=keep): a member that runs a helper stays
  * isolated. A key whose group a reload removed lets its members go; one
@@ -311,6 +313,16 @@ static int unclaimed(struct engine *e, struct task *t)
 			e->c.foreign++;
 		table_set_origin(e, t, foreign ? ORIGIN_FOREIGN : ORIGIN_NONE);
 		return 0;
+	}
+	/* It carries the cookie of a placement, whose explicit members are
+	 * there or were (a key a rule's members keep alive, a grave): their
+	 * child met unseen, its placer asked. */
+	if (t->cookie != 0 && !e->conf->daemon.unmatched_clear) {
+		r = engine_join_placement(e, t);
+		if (r > 0)
+			return t->key->detached ? decide(e, t) : 0; /* moving: as its members go */
+		if (r < 0)
+			return unclaimed(e, t); /* outgrown: unowned now */
 	}
 	/* It carries one of our keys' cookies (a child whose fork we did not
 	 * see, a restart, a child forked just before its parent moved on): a

@@ -29,11 +29,13 @@ const char *origin_to_string(enum origin o);
 bool engine_origin_explicit(enum origin o);
 
 /* The unprivileged (bound) placers a key's explicit members had: none,
- * one, or several (two of them kept, distinct). */
+ * one, or several (two of them kept, distinct); and whether a privileged
+ * one (root, the hook, a session) placed any. */
 struct placers {
 	uid_t uid[2];
 	gid_t gid[2];
 	unsigned char n; /* 0, 1, or 2 for two or more */
+	bool privileged;
 };
 
 struct key {

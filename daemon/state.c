@@ -18,7 +18,10 @@
 
 #include "procinfo.h"
 
-#define HEADER "# coreschedd explicit placements: PID START ORIGIN GROUP KEY [COOKIE [PLACER]]\n"
+#define HEADER                                                                                   \
+	"# coreschedd explicit placements: PID START ORIGIN GROUP KEY [COOKIE [PLACER_UID:GID]]\n" \
+	"# and who placed members that left a key: placers GROUP KEY PRIVILEGED [UID:GID [UID:GID]]\n"
+#define PLACERS "placers "
 
 static const enum origin stored_origins[] = { ORIGIN_ASSIGN, ORIGIN_RUN, ORIGIN_HOOK, ORIGIN_INHERITED, ORIGIN_STICKY,
 					      ORIGIN_SESSION };
@@ -113,7 +116,11 @@ int state_format(const struct state_entry *en, char *buf, size_t size)
 	n = escape_key(en->key, key, sizeof(key));
 	if (n < 0)
 		return n;
-	if (en->placer)
+	if (en->placer && en->placer_gid != STATE_GID_UNKNOWN)
+		n = snprintf(buf, size, "%d %" PRIu64 " %s %s %s %" PRIx64 " %u:%u\n", (int)en->pid, en->start,
+			     origin_to_string(en->origin), en->group, key, en->cookie, (unsigned)en->placer,
+			     (unsigned)en->placer_gid);
+	else if (en->placer)
 		n = snprintf(buf, size, "%d %" PRIu64 " %s %s %s %" PRIx64 " %u\n", (int)en->pid, en->start,
 			     origin_to_string(en->origin), en->group, key, en->cookie, (unsigned)en->placer);
 	else if (en->cookie)
@@ -150,8 +157,8 @@ static int parse_origin(const char *s, enum origin *ret)
 	return -EBADMSG;
 }
 
-/* Five to seven fields, one space apart; the missing ones NULL. */
-static int split(char *s, char *field[7])
+/* min to seven fields, one space apart; the missing ones NULL. */
+static int split(char *s, char *field[7], size_t min)
 {
 	size_t n = 0;
 
@@ -169,7 +176,7 @@ static int split(char *s, char *field[7])
 			return -EBADMSG;
 	for (size_t i = n; i < 7; i++)
 		field[i] = NULL;
-	return n >= 5 ? 0 : -EBADMSG;
+	return n >= min ? 0 : -EBADMSG;
 }
 
 /* The cookie the process carried when the line was written, in hex. */
@@ -192,10 +199,13 @@ static int parse_cookie(const char *s, uint64_t *ret)
 	return 0;
 }
 
+static int parse_ids(char *s, uid_t *uid, gid_t *gid);
+
 int state_parse(const char *line, struct state_entry *ret)
 {
 	char copy[STATE_LINE_MAX], *f[7];
 	uint64_t placer = 0;
+	gid_t placer_gid = STATE_GID_UNKNOWN;
 	struct state_entry en = {};
 	size_t len = strlen(line);
 	uint64_t pid;
@@ -206,26 +216,106 @@ int state_parse(const char *line, struct state_entry *ret)
 		return -EBADMSG;
 	memcpy(copy, line, len);
 	copy[len] = '\0';
-	if (split(copy, f) < 0 || parse_u64(f[0], INT_MAX, &pid) < 0 || pid == 0 ||
+	if (split(copy, f, 5) < 0 || parse_u64(f[0], INT_MAX, &pid) < 0 || pid == 0 ||
 	    parse_u64(f[1], UINT64_MAX, &en.start) < 0 || parse_origin(f[2], &en.origin) < 0 || !group_ok(f[3]) ||
 	    unescape_key(f[4], en.key, sizeof(en.key)) < 0 || parse_cookie(f[5], &en.cookie) < 0 ||
-	    (f[6] && parse_u64(f[6], UINT32_MAX - 1, &placer) < 0))
+	    (f[6] && !strchr(f[6], ':') && parse_u64(f[6], UINT32_MAX - 1, &placer) < 0))
 		return -EBADMSG;
+	if (f[6] && strchr(f[6], ':')) {
+		uid_t uid;
+
+		if (parse_ids(f[6], &uid, &placer_gid) < 0 || uid == 0)
+			return -EBADMSG;
+		placer = uid;
+	}
 	en.placer = (uid_t)placer;
+	en.placer_gid = placer_gid;
 	en.pid = (pid_t)pid;
 	memcpy(en.group, f[3], strlen(f[3]) + 1);
 	*ret = en;
 	return 0;
 }
 
-static int write_all(FILE *f, const struct state_entry *v, size_t n)
+int state_format_placers(const struct state_placers *p, char *buf, size_t size)
+{
+	char key[3 * MATCH_KEY_MAX];
+	int n, m;
+
+	if (!group_ok(p->group) || p->placers.n > 2)
+		return -EINVAL;
+	n = escape_key(p->key, key, sizeof(key));
+	if (n < 0)
+		return n;
+	n = snprintf(buf, size, PLACERS "%s %s %d", p->group, key, p->placers.privileged ? 1 : 0);
+	for (unsigned i = 0; n >= 0 && (size_t)n < size && i < p->placers.n; i++) {
+		m = snprintf(buf + n, size - (size_t)n, " %u:%u", (unsigned)p->placers.uid[i], (unsigned)p->placers.gid[i]);
+		n = m < 0 ? m : n + m;
+	}
+	if (n >= 0 && (size_t)n + 1 < size) {
+		buf[n++] = '\n';
+		buf[n] = '\0';
+		return n;
+	}
+	return -ENAMETOOLONG;
+}
+
+/* "UID:GID", each below (uid_t)-1. */
+static int parse_ids(char *s, uid_t *uid, gid_t *gid)
+{
+	char *colon = strchr(s, ':');
+	uint64_t u, g;
+
+	if (!colon)
+		return -EBADMSG;
+	*colon = '\0';
+	if (parse_u64(s, UINT32_MAX - 1, &u) < 0 || parse_u64(colon + 1, UINT32_MAX - 1, &g) < 0)
+		return -EBADMSG;
+	*uid = (uid_t)u;
+	*gid = (gid_t)g;
+	return 0;
+}
+
+int state_parse_placers(const char *line, struct state_placers *ret)
+{
+	char copy[STATE_LINE_MAX], *f[7];
+	struct state_placers p = {};
+	size_t len = strlen(line);
+
+	if (len && line[len - 1] == '\n')
+		len--;
+	if (len <= strlen(PLACERS) || len >= sizeof(copy) || strncmp(line, PLACERS, strlen(PLACERS)) != 0)
+		return -EBADMSG;
+	memcpy(copy, line, len);
+	copy[len] = '\0';
+	/* "placers", GROUP, KEY, PRIVILEGED and up to two ids */
+	if (split(copy, f, 4) < 0 || f[6] || !group_ok(f[1]) || unescape_key(f[2], p.key, sizeof(p.key)) < 0 ||
+	    (strcmp(f[3], "0") != 0 && strcmp(f[3], "1") != 0))
+		return -EBADMSG;
+	p.placers.privileged = f[3][0] == '1';
+	for (unsigned i = 4; i < 6 && f[i]; i++) {
+		uid_t uid;
+		gid_t gid;
+
+		if (parse_ids(f[i], &uid, &gid) < 0)
+			return -EBADMSG;
+		p.placers.uid[p.placers.n] = uid;
+		p.placers.gid[p.placers.n++] = gid;
+	}
+	if (p.placers.n == 2 && p.placers.uid[0] == p.placers.uid[1] && p.placers.gid[0] == p.placers.gid[1])
+		return -EBADMSG; /* two are kept only when distinct */
+	memcpy(p.group, f[1], strlen(f[1]) + 1);
+	*ret = p;
+	return 0;
+}
+
+static int write_all(FILE *f, const struct state_entry *v, size_t n, const struct state_placers *p, size_t np)
 {
 	char line[STATE_LINE_MAX];
 
 	if (fputs(HEADER, f) < 0)
 		return -EIO;
-	for (size_t i = 0; i < n; i++) {
-		int r = state_format(&v[i], line, sizeof(line));
+	for (size_t i = 0; i < n + np; i++) {
+		int r = i < n ? state_format(&v[i], line, sizeof(line)) : state_format_placers(&p[i - n], line, sizeof(line));
 
 		if (r < 0)
 			return r;
@@ -235,7 +325,7 @@ static int write_all(FILE *f, const struct state_entry *v, size_t n)
 	return 0;
 }
 
-int state_save(const char *path, const struct state_entry *v, size_t n)
+int state_save(const char *path, const struct state_entry *v, size_t n, const struct state_placers *p, size_t np)
 {
 	char tmp[PROCINFO_PATH_MAX];
 	FILE *f;
@@ -259,7 +349,7 @@ int state_save(const char *path, const struct state_entry *v, size_t n)
 		unlink(tmp);
 		return r;
 	}
-	r = write_all(f, v, n);
+	r = write_all(f, v, n, p, np);
 	if (fclose(f) != 0 && r == 0)
 		r = -errno;
 	if (r == 0 && rename(tmp, path) < 0)
@@ -284,6 +374,21 @@ static int append(struct state_file *sf, const struct state_entry *en, size_t *c
 	return 0;
 }
 
+static int append_placers(struct state_file *sf, const struct state_placers *p, size_t *cap)
+{
+	if (sf->n_placers == *cap) {
+		size_t want = *cap ? *cap * 2 : 4;
+		struct state_placers *v = realloc(sf->placers, want * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		sf->placers = v;
+		*cap = want;
+	}
+	sf->placers[sf->n_placers++] = *p;
+	return 0;
+}
+
 static void note_bad(struct state_file *sf, unsigned line)
 {
 	if (!sf->n_bad++)
@@ -296,8 +401,9 @@ static void note_bad(struct state_file *sf, unsigned line)
 static int read_lines(FILE *f, struct state_file *sf)
 {
 	struct state_entry en;
+	struct state_placers pl;
 	char *line = NULL;
-	size_t size = 0, cap = 0;
+	size_t size = 0, cap = 0, cap_placers = 0;
 	unsigned no = 0;
 	int r = 0;
 
@@ -305,7 +411,12 @@ static int read_lines(FILE *f, struct state_file *sf)
 		no++;
 		if (line[0] == '#')
 			continue;
-		if (state_parse(line, &en) < 0 || sf->n >= STATE_ENTRIES_MAX)
+		if (strncmp(line, PLACERS, strlen(PLACERS)) == 0) {
+			if (state_parse_placers(line, &pl) < 0 || sf->n_placers >= STATE_ENTRIES_MAX)
+				note_bad(sf, no);
+			else
+				r = append_placers(sf, &pl, &cap_placers);
+		} else if (state_parse(line, &en) < 0 || sf->n >= STATE_ENTRIES_MAX)
 			note_bad(sf, no);
 		else
 			r = append(sf, &en, &cap);
@@ -360,6 +471,7 @@ struct state_file *state_file_free(struct state_file *f)
 	if (!f)
 		return NULL;
 	free(f->entries);
+	free(f->placers);
 	free(f);
 	return NULL;
 }

@@ -1,8 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The explicit placements kept across a restart of the daemon: one line
- * per placed process, "PID START ORIGIN GROUP KEY [COOKIE [PLACER]]". The file
- * format and its I/O only; the engine decides what goes in and what comes
- * back. */
+ * per placed process, "PID START ORIGIN GROUP KEY [COOKIE [PLACER]]" (PLACER
+ * is UID:GID, or UID as an older daemon wrote it), and
+ * one per key whose explicit members that left it had placers of record,
+ * "placers GROUP KEY PRIVILEGED [UID:GID [UID:GID]]" (PRIVILEGED 1 where a
+ * privileged placer placed one of them). The file format and its I/O only;
+ * the engine decides what goes in and what comes back. */
 #pragma once
 
 #include <stddef.h>
@@ -14,6 +17,7 @@
 #define STATE_GROUP_MAX 65       /* conf.c allows 64 characters */
 #define STATE_LINE_MAX (3 * MATCH_KEY_MAX + 128)
 #define STATE_ENTRIES_MAX 65536
+#define STATE_GID_UNKNOWN ((gid_t)-1)
 
 struct state_entry {
 	pid_t pid;
@@ -23,11 +27,22 @@ struct state_entry {
 	char key[MATCH_KEY_MAX]; /* "" for Per=group */
 	uint64_t cookie;         /* what it carried when written; 0: not known */
 	uid_t placer;            /* who placed it (0: root) */
+	gid_t placer_gid;        /* with which gid; STATE_GID_UNKNOWN: an older line's */
+};
+
+/* Who placed a key's explicit members that have left it: children they
+ * forked unseen may carry its cookie yet. */
+struct state_placers {
+	char group[STATE_GROUP_MAX];
+	char key[MATCH_KEY_MAX];
+	struct placers placers;
 };
 
 struct state_file {
 	struct state_entry *entries;
 	size_t n;
+	struct state_placers *placers;
+	size_t n_placers;
 	unsigned n_bad;          /* malformed lines, skipped */
 	unsigned first_bad;      /* the first one's line number, 0: none */
 };
@@ -37,10 +52,14 @@ struct state_file {
 int state_format(const struct state_entry *en, char *buf, size_t size);
 /* One line (a trailing newline allowed): 0, or -EBADMSG writing nothing. */
 int state_parse(const char *line, struct state_entry *ret);
+/* The same for a key's "placers" line. */
+int state_format_placers(const struct state_placers *p, char *buf, size_t size);
+int state_parse_placers(const char *line, struct state_placers *ret);
 
-/* Replace path with these entries: written beside it, then renamed over
- * it, so a reader finds the old file or the new one, never half of one. */
-int state_save(const char *path, const struct state_entry *v, size_t n);
+/* Replace path with these entries and placers lines: written beside it,
+ * then renamed over it, so a reader finds the old file or the new one,
+ * never half of one. */
+int state_save(const char *path, const struct state_entry *v, size_t n, const struct state_placers *p, size_t np);
 /* The well-formed entries of path (-ENOENT when it does not exist, -EPERM
  * when it is not a regular file owned by root or the effective uid, or is
  * group or world writable); the malformed lines are counted in the

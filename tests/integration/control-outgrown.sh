@@ -15,6 +15,8 @@ ReconcileSec=2
 AllowUsers=tester 1001
 [Group bobs]
 AllowUsers=1001
+[Group mixed]
+AllowUsers=tester
 EOF2
 daemon_start || exit 1
 cp $H/cs-runas /tmp/suid-runas && chown 0:0 /tmp/suid-runas && chmod 4755 /tmp/suid-runas
@@ -68,6 +70,32 @@ out=$(coresched new -v -d "$p3" 2>&1) || echo "# new -d: $out"
 expect_distinct still-own-moved "$(printf '%s\n' "$out" | sed -n 's/^coresched: set cookie of PID [0-9]* to //p')" "$g3"
 settled
 expect still-own-repaired "$(cookie $p3)" "$g3"
+
+# tester's only placement in a group turns root; root's placement r6 keeps
+# the group's key alive. After a restart the state file still says tester
+# placed into that key: the new daemon does not take p6 in under root's
+# word, and the cookie root gives it stands
+rm -f /tmp/go6
+bg cs-runas 1000 1000 coresched run -g mixed -- /bin/sh -c \
+	'while [ ! -e /tmp/go6 ]; do sleep 0.1; done; exec /tmp/suid-runas 0 0 /tmp/cs-hold2 100'
+p6=$!
+wait_for tagged $p6
+g6=$(cookie $p6)
+bg $H/cs-hold 100; r6=$!
+out=$(coresched assign -g mixed "$r6" 2>&1) || echo "# assign: $out"
+expect root-placed-shares "$(cookie $r6)" "$g6"
+touch /tmp/go6
+wait_for runs $p6 /tmp/cs-hold2
+settled
+expect mixed-outgrown-keeps-cookie "$(cookie $p6)" "$g6"
+daemon_stop
+daemon_start || exit 1
+out=$(coresched new -v -d "$p6" 2>&1) || echo "# new -d: $out"
+c6=$(printf '%s\n' "$out" | sed -n 's/^coresched: set cookie of PID [0-9]* to //p')
+expect_distinct mixed-restart-root-new "$c6" "$g6"
+settled
+expect mixed-restart-root-new-kept "$(cookie $p6)" "$c6"
+expect mixed-restart-root-placed-kept "$(cookie $r6)" "$g6"
 
 # a restart: tester's command turned root keeping the group's cookie, the
 # one tester's placed p3 carries, which the state file restores; the new

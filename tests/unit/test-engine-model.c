@@ -109,6 +109,8 @@ struct fproc {
 	uint64_t cpu_ns;  /* what schedstat would say: the scenario tests set it */
 	sc_cookie cpu_read_cookie; /* its cookie when the daemon last read cpu_ns */
 	bool nnp;         /* runs with no_new_privs (a lock's filter set it) */
+	bool has_gid;     /* runs under gid (sg): else its gid is its uid */
+	gid_t gid;
 	bool no_cgroup;   /* its cgroup path is too long to read: procinfo says "" */
 	bool cut_cgroup;  /* the kernel cut its path: procinfo says an ancestor, cut */
 	const char *cgroup; /* its cgroup path, where not /user.slice */
@@ -278,7 +280,7 @@ static int fk_read(void *u, pid_t pid, struct procinfo *ret)
 	ret->ppid = p->ppid;
 	ret->start_time = p->start;
 	ret->uid = p->uid;
-	ret->gid = p->uid;
+	ret->gid = p->has_gid ? p->gid : p->uid;
 	snprintf(ret->comm, sizeof(ret->comm), "%s", p->comm);
 	snprintf(ret->exe, sizeof(ret->exe), "%s", exe_unreadable ? "" : p->exe);
 	snprintf(ret->cgroup, sizeof(ret->cgroup), "%s",
@@ -590,16 +592,17 @@ static int fk_seen_until(void *u, const char *path, uint64_t *ret)
 	return 0;
 }
 
-/* Every id of the fake is its uid; nothing is undumpable or privileged. */
+/* Every id of the fake is its uid, or its gid where it has one; nothing is
+ * undumpable or privileged. A gid is compared only where the process runs
+ * under one of its own (as the kernel compares all ids). */
 static int fk_may_act(void *u, pid_t pid, uid_t uid, gid_t gid)
 {
 	struct fproc *p = proc_of(pid);
 
 	(void)u;
-	(void)gid;
 	if (!p)
 		return -ESRCH;
-	return p->uid == uid ? 0 : -EPERM;
+	return p->uid == uid && (!p->has_gid || p->gid == gid) ? 0 : -EPERM;
 }
 
 static int fk_no_new_privs(void *u, pid_t pid)
@@ -827,6 +830,9 @@ static void op_fork(struct fproc *parent)
 	c->ppid = parent->pid;
 	c->start = ++clock_ticks;
 	c->uid = parent->uid;
+	c->has_gid = parent->has_gid; /* the kernel passes ids and no_new_privs on */
+	c->gid = parent->gid;
+	c->nnp = parent->nnp;
 	memcpy(c->comm, parent->comm, sizeof(c->comm));
 	memcpy(c->exe, parent->exe, sizeof(c->exe));
 	c->th[0] = (struct fthread){ .tid = pid, .alive = true, .cookie = parent->th[j].cookie };
@@ -3087,6 +3093,223 @@ out:
 	e = engine_free(e);
 }
 
+/* uid 1000's process b ran su and outgrew its placement; a, the other
+ * process uid 1000 placed, has exited, and only root's placement r is
+ * left in the group when the daemon restarts. The new daemon knows from
+ * its state file that uid 1000 placed in that key: b is not taken back
+ * under root's word, and the cookie root gives it later stands. */
+static void test_placement_gone_placer_restart(void)
+{
+	const char *conf = "[Group open]\nAllowUsers=1000\n";
+	struct fproc *a = NULL, *b = NULL, *r;
+	sc_cookie k = 0;
+
+	if (!placed_pair_outgrown(conf, &a, &b, &k))
+		goto out;
+	r = spawn("/usr/bin/job", 1001);
+	deliver(n_events);
+	CHECK(r && engine_assign(e, r->pid, "open", NULL, ORIGIN_ASSIGN) == 0); /* root's */
+	CHECK(cookie_of(r) == k);
+	op_exit(a);
+	deliver(n_events);
+	engine_state_flush(e);
+	e = restart_daemon(e, conf, false);
+	if (!e || !r)
+		goto out;
+	deliver(n_events);
+	CHECK(has_group(r->pid, "open") && !has_group(b->pid, "open"));
+	set_all(b->pid, 0, true);
+	engine_scan(e, false, true);
+	CHECK(cookie_of(b) != k && cookie_of(r) == k);
+out:
+	scenario_done();
+}
+
+/* uid 1000's placed a forks c while no daemon runs; c runs su and a exits
+ * before the next daemon starts. a's line in the state file is stale, but
+ * it says who placed into the key that root's placement r keeps: c is
+ * judged by uid 1000, not taken in under root's word, and the cookie root
+ * gives it stands. */
+static void test_placement_stale_placer_restart(void)
+{
+	const char *conf = "[Group open]\nAllowUsers=1000\n";
+	struct engine_place rq = { .pidfd = -1, .group = "open", .origin = ORIGIN_RUN, .placer = 1000,
+				   .placer_gid = 1000, .bound = true };
+	struct fproc *a, *r, *c;
+	sc_cookie k;
+
+	e = scenario_with_state(conf);
+	if (!e)
+		return;
+	a = spawn("/usr/bin/job", 1000);
+	r = spawn("/usr/bin/job", 1001);
+	deliver(n_events);
+	CHECK(a && r);
+	if (!a || !r)
+		goto out;
+	rq.pid = a->pid;
+	CHECK(engine_place(e, &rq) == 0);
+	CHECK(engine_assign(e, r->pid, "open", NULL, ORIGIN_ASSIGN) == 0);
+	k = cookie_of(a);
+	CHECK(k != 0 && cookie_of(r) == k);
+	engine_state_flush(e);
+	c = fork_of(a);
+	CHECK(c != NULL);
+	if (!c)
+		goto out;
+	c->uid = 0;
+	exec_as(c, "/usr/bin/su");
+	op_exit(a);
+	e = restart_daemon(e, conf, false); /* what happened above went unseen */
+	if (!e)
+		goto out;
+	deliver(n_events);
+	CHECK(has_group(r->pid, "open") && cookie_of(c) == k && !has_group(c->pid, "open"));
+	set_all(c->pid, 0, true);
+	engine_scan(e, false, true);
+	CHECK(cookie_of(c) != k && cookie_of(r) == k);
+out:
+	scenario_done();
+}
+
+/* A key that lives on through a rule's member s only, after the process
+ * uid 1000 placed in it exited: that process's child c, forked and run
+ * through su unseen, is not made a member kept in the key (the daemon
+ * would put the group's cookie back over root's). Nor after s exits too,
+ * through the key's grave. */
+static void gone_placer_rule_key(bool buried)
+{
+	struct engine_place rq = { .pidfd = -1, .group = "open", .origin = ORIGIN_RUN, .placer = 1000,
+				   .placer_gid = 1000, .bound = true };
+	struct fproc *s, *a, *c;
+	sc_cookie k;
+
+	e = scenario("[Group open]\nMatchExe=/usr/bin/svc\nAllowUsers=1000\n");
+	if (!e)
+		return;
+	s = spawn("/usr/bin/svc", 0);
+	a = spawn("/usr/bin/job", 1000);
+	deliver(n_events);
+	CHECK(s && a);
+	if (!s || !a)
+		goto out;
+	rq.pid = a->pid;
+	CHECK(engine_place(e, &rq) == 0);
+	k = cookie_of(a);
+	CHECK(k != 0 && cookie_of(s) == k);
+	c = fork_of(a);
+	CHECK(c != NULL);
+	if (!c)
+		goto out;
+	c->uid = 0;
+	exec_as(c, "/usr/bin/su");
+	deliver_or_lose(n_events, true);
+	op_exit(a);
+	if (buried)
+		op_exit(s);
+	deliver(n_events);
+	engine_scan(e, false, true);
+	CHECK(cookie_of(c) == k && !has_group(c->pid, "open"));
+	set_all(c->pid, 0, true);
+	engine_scan(e, false, true);
+	CHECK(cookie_of(c) != k);
+	CHECK(buried || cookie_of(s) == k);
+out:
+	e = engine_free(e);
+}
+
+static void test_placement_gone_placer_rule_key(void)
+{
+	gone_placer_rule_key(false);
+}
+
+static void test_placement_gone_placer_rule_grave(void)
+{
+	gone_placer_rule_key(true);
+}
+
+/* Root placed p, a process of uid 1000's, and uid 1000 placed a of its
+ * own in the same group. p's child c, forked unseen, is met after p
+ * exited: it may be a's or p's. Root's word holds it (uid 1000 may not
+ * undo what root may have placed), not uid 1000's. */
+static void test_placement_root_and_user_child(void)
+{
+	struct engine_place rq = { .pidfd = -1, .group = "open", .origin = ORIGIN_RUN, .placer = 1000,
+				   .placer_gid = 1000, .bound = true };
+	struct fproc *p, *a, *c;
+	const struct task *t;
+
+	e = scenario("[Group open]\nAllowUsers=1000\n");
+	if (!e)
+		return;
+	p = spawn("/usr/bin/job", 1000);
+	a = spawn("/usr/bin/job", 1000);
+	deliver(n_events);
+	CHECK(p && a);
+	if (!p || !a)
+		goto out;
+	CHECK(engine_assign(e, p->pid, "open", NULL, ORIGIN_ASSIGN) == 0);
+	rq.pid = a->pid;
+	CHECK(engine_place(e, &rq) == 0);
+	c = fork_of(p);
+	CHECK(c != NULL);
+	if (!c)
+		goto out;
+	deliver_or_lose(n_events, true);
+	op_exit(p);
+	deliver(n_events);
+	engine_scan(e, false, true);
+	t = engine_task(e, c->pid);
+	CHECK(has_group(c->pid, "open") && t && !t->placer_bound);
+out:
+	e = engine_free(e);
+}
+
+/* uid 1000 placed a under gid 1000 and b under gid 2000 (sg): a's child c,
+ * forked unseen and met after a exited, is a process uid 1000 under gid
+ * 1000 may act on. It stays placed, its cookie repaired. */
+static void test_placement_one_user_two_gids(void)
+{
+	struct engine_place rq = { .pidfd = -1, .group = "open", .origin = ORIGIN_RUN, .placer = 1000,
+				   .placer_gid = 1000, .bound = true };
+	struct fproc *a, *b, *c;
+	sc_cookie k;
+
+	e = scenario("[Group open]\nAllowUsers=1000\n");
+	if (!e)
+		return;
+	a = spawn("/usr/bin/job", 1000);
+	b = spawn("/usr/bin/job", 1000);
+	deliver(n_events);
+	CHECK(a && b);
+	if (!a || !b)
+		goto out;
+	a->gid = 1000;
+	a->has_gid = true;
+	b->gid = 2000;
+	b->has_gid = true;
+	rq.pid = a->pid;
+	CHECK(engine_place(e, &rq) == 0);
+	rq.pid = b->pid;
+	rq.placer_gid = 2000;
+	CHECK(engine_place(e, &rq) == 0);
+	k = cookie_of(a);
+	c = fork_of(a);
+	CHECK(c != NULL && k != 0);
+	if (!c)
+		goto out;
+	deliver_or_lose(n_events, true);
+	op_exit(a);
+	deliver(n_events);
+	engine_scan(e, false, true);
+	CHECK(has_group(c->pid, "open"));
+	set_all(c->pid, 0, true);
+	engine_scan(e, false, true);
+	CHECK(cookie_of(c) == k);
+out:
+	e = engine_free(e);
+}
+
 /* Root's placements count in no user's share: root puts six of uid
  * 1000's processes into a Per=process group (MaxKeys=16, a share of 3),
  * and uid 1000's own rule still gets its three; after a restart all six
@@ -3582,7 +3805,7 @@ static void test_restore_recorded_cookie_first(void)
 	en[1] = (struct state_entry){ .pid = ta->pid, .start = ta->start, .origin = ORIGIN_HOOK, .group = "ctr",
 				      .key = "x", .cookie = c };
 	e = engine_free(e);
-	CHECK(state_save(state_path, en, 2) == 0);
+	CHECK(state_save(state_path, en, 2, NULL, 0) == 0);
 	CHECK(engine_new_sys(&fake, 1, &e) == 0);
 	if (e) {
 		engine_set_conf(e, load_text(conf));
@@ -4185,6 +4408,12 @@ int main(void)
 	RUN(test_placement_lock_restart);
 	RUN(test_placement_grave_outgrown);
 	RUN(test_placement_lock_nnp);
+	RUN(test_placement_gone_placer_restart);
+	RUN(test_placement_stale_placer_restart);
+	RUN(test_placement_gone_placer_rule_key);
+	RUN(test_placement_gone_placer_rule_grave);
+	RUN(test_placement_root_and_user_child);
+	RUN(test_placement_one_user_two_gids);
 	RUN(test_key_share_sessions);
 	RUN(test_unmatched_keep);
 	RUN(test_unmatched_clear);

@@ -67,10 +67,19 @@ static void test_line_round_trip(void)
 	struct state_entry mine = entry(9, 3, ORIGIN_RUN, "g", ""), got;
 
 	mine.placer = 1000;
+	mine.placer_gid = 1002;
+	CHECK(state_format(&mine, line, sizeof(line)) > 0);
+	CHECK_STREQ(line, "9 3 run g - 0 1000:1002\n");
+	CHECK(state_parse(line, &got) == 0 && got.placer == 1000 && got.placer_gid == 1002 && got.cookie == 0);
+	/* an older daemon's line names no gid */
+	CHECK(state_parse("9 3 run g - 0 1000\n", &got) == 0 && got.placer == 1000 && got.placer_gid == STATE_GID_UNKNOWN);
+	mine.placer_gid = STATE_GID_UNKNOWN;
 	CHECK(state_format(&mine, line, sizeof(line)) > 0);
 	CHECK_STREQ(line, "9 3 run g - 0 1000\n");
-	CHECK(state_parse(line, &got) == 0 && got.placer == 1000 && got.cookie == 0);
 	CHECK(state_parse("9 3 run g - 0 x\n", &got) == -EBADMSG);
+	CHECK(state_parse("9 3 run g - 0 1000:\n", &got) == -EBADMSG);
+	CHECK(state_parse("9 3 run g - 0 0:0\n", &got) == -EBADMSG);
+	CHECK(state_parse("9 3 run g - 0 1000:1:2\n", &got) == -EBADMSG);
 }
 
 static void test_format_refuses(void)
@@ -118,14 +127,14 @@ static void test_save_load(void)
 	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
 	CHECK(state_load(path, &sf) == -ENOENT && !sf);
 	fixture_put("old contents\n", "%s", path);
-	CHECK(state_save(path, v, 3) == 0);
+	CHECK(state_save(path, v, 3, NULL, 0) == 0);
 	CHECK(access(tmp, F_OK) < 0); /* the temporary file was renamed */
 	CHECK(state_load(path, &sf) == 0);
 	CHECK(sf && sf->n == 3 && sf->n_bad == 0);
 	for (size_t i = 0; sf && i < sf->n && i < 3; i++)
 		CHECK(same(&sf->entries[i], &v[i]));
 	sf = state_file_free(sf);
-	CHECK(state_save(path, v, 0) == 0);
+	CHECK(state_save(path, v, 0, NULL, 0) == 0);
 	CHECK(state_load(path, &sf) == 0 && sf && sf->n == 0);
 	sf = state_file_free(sf);
 	CHECK(state_file_free(NULL) == NULL);
@@ -144,9 +153,60 @@ static void test_save_load(void)
 	/* A failed write leaves the old file alone. */
 	struct state_entry bad = entry(13, 1, ORIGIN_RULE, "d", "");
 
-	CHECK(state_save(path, &bad, 1) == -EINVAL);
+	CHECK(state_save(path, &bad, 1, NULL, 0) == -EINVAL);
 	CHECK(access(tmp, F_OK) < 0);
 	CHECK(state_load(path, &sf) == 0 && sf && sf->n == 0 && sf->n_bad == 0);
+	sf = state_file_free(sf);
+	unlink(path);
+}
+
+static bool same_placers(const struct placers *a, const struct placers *b)
+{
+	if (a->n != b->n || a->privileged != b->privileged)
+		return false;
+	for (unsigned i = 0; i < a->n; i++)
+		if (a->uid[i] != b->uid[i] || a->gid[i] != b->gid[i])
+			return false;
+	return true;
+}
+
+/* A key's placers of record: round trip through a line and a saved file,
+ * beside the placements; malformed ones refused. */
+static void test_placers_lines(void)
+{
+	struct state_placers v[3] = { { "a", "1000", { { 1000 }, { 1000 }, 1, false } },
+				      { "b", "", { { 1000, 1001 }, { 2000, 1001 }, 2, true } },
+				      { "c", "/x y", { { 0 }, { 0 }, 0, true } } };
+	static const char *const bad[] = { "placers a - 2\n", "placers a - 1 1000\n", "placers a - 1 1000:\n",
+					   "placers a - 0 1:1 1:1\n", "placers a - 0 1:1 2:2 3:3\n",
+					   "placers a/b - 0\n", "placers a - 0 -1:0\n", "placers a\n" };
+	struct state_entry en = entry(10, 100, ORIGIN_ASSIGN, "a", "1000");
+	struct state_placers p;
+	struct state_file *sf = NULL;
+	char line[STATE_LINE_MAX], path[128];
+
+	for (size_t i = 0; i < 3; i++) {
+		CHECK(state_format_placers(&v[i], line, sizeof(line)) > 0);
+		CHECK(state_parse_placers(line, &p) == 0);
+		CHECK_STREQ(p.group, v[i].group);
+		CHECK_STREQ(p.key, v[i].key);
+		CHECK(same_placers(&p.placers, &v[i].placers));
+	}
+	CHECK(state_format_placers(&v[1], line, sizeof(line)) > 0);
+	CHECK_STREQ(line, "placers b - 1 1000:2000 1001:1001\n");
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		bool refused = state_parse_placers(bad[i], &p) == -EBADMSG;
+
+		if (!refused)
+			fprintf(stderr, "  accepted: '%s'\n", bad[i]);
+		CHECK(refused);
+	}
+	snprintf(path, sizeof(path), "%s/placers.state", dir);
+	CHECK(state_save(path, &en, 1, v, 3) == 0);
+	CHECK(state_load(path, &sf) == 0);
+	CHECK(sf && sf->n == 1 && sf->n_placers == 3 && sf->n_bad == 0);
+	for (size_t i = 0; sf && i < sf->n_placers && i < 3; i++)
+		CHECK(strcmp(sf->placers[i].key, v[i].key) == 0 && same_placers(&sf->placers[i].placers, &v[i].placers));
 	sf = state_file_free(sf);
 	unlink(path);
 }
@@ -208,7 +268,7 @@ static void test_prune_stale(void)
 	fake_stat(proc, 31, 999);
 	fake_stat(proc, 33, 303);
 	snprintf(path, sizeof(path), "%s/prune.state", dir);
-	CHECK(state_save(path, v, 4) == 0);
+	CHECK(state_save(path, v, 4, NULL, 0) == 0);
 	CHECK(state_load(path, &sf) == 0 && sf && sf->n == 4);
 	if (!sf)
 		return;
@@ -238,6 +298,7 @@ int main(void)
 	RUN(test_format_refuses);
 	RUN(test_parse_garbage);
 	RUN(test_save_load);
+	RUN(test_placers_lines);
 	RUN(test_load_skips_bad_lines);
 	RUN(test_prune_stale);
 	rmdir(dir);

@@ -149,12 +149,14 @@ static void vote_placer(void *userdata, void *value)
  * Otherwise the privileged placer they share, or root where they differ. */
 void engine_inherit_placer(struct engine *e, struct task *t, const struct key *k, const struct placers *gone)
 {
-	struct placer_vote v = { .k = k, .bound = *gone };
+	struct placer_vote v = { .k = k };
 	bool privileged;
 	int pick = -1;
 
+	/* the live members' placers first: two are kept */
 	if (k)
 		hashmap_foreach(e->tasks, vote_placer, &v);
+	table_placers_merge(&v.bound, gone);
 	privileged = v.seen || v.bound.privileged;
 	for (unsigned i = 0; i < v.bound.n && pick < 0; i++)
 		if (!e->sys->may_act || SYS(e, may_act, t->pid, v.bound.uid[i], v.bound.gid[i]) == 0)
@@ -174,27 +176,40 @@ void engine_inherit_placer(struct engine *e, struct task *t, const struct key *k
 
 int engine_join_placement(struct engine *e, struct task *t)
 {
-	const struct grave *gr = table_grave(e, t->cookie);
-	struct key *k = table_key_carrying(e, t->cookie);
+	const struct grave *gr;
+	struct placers gone;
+	struct key *k;
+	bool members;
 
 	if (t->unowned || !t->cookie || t->cookie == COOKIE_UNKNOWN)
 		return 0; /* below a placement its ancestor outgrew; or none */
+	k = table_key_carrying(e, t->cookie);
+	gr = k ? NULL : table_grave(e, t->cookie);
 	if (k && (k->n_explicit || k->gone.n)) {
+		members = k->n_explicit > 0;
 		engine_inherit_placer(e, t, k, &k->gone);
 		table_set_origin(e, t, ORIGIN_INHERITED);
 		table_set_key(e, t, k);
-	} else {
-		struct placers gone;
-
-		if (k || !gr || !(gr->explicit_ || gr->placers.n))
-			return 0;
+	} else if (gr && (gr->explicit_ || gr->placers.n)) {
+		members = gr->explicit_;
 		gone = gr->placers; /* the grave goes as t joins */
 		if (engine_buried(e, t, ORIGIN_INHERITED) < 0)
 			return 0;
 		engine_inherit_placer(e, t, NULL, &gone);
-	}
+	} else
+		return 0;
 	/* not the placer's own (it ran a setuid program unseen) */
-	return engine_placement_outgrown(e, t) ? -1 : 1;
+	if (engine_placement_outgrown(e, t))
+		return -1;
+	/* Only members a rule placed held the key last: t, as likely theirs,
+	 * is kept as their helper would be (the rules judge its next
+	 * program), placed by no one; its placer is on the key's record. */
+	if (!members) {
+		table_set_origin(e, t, ORIGIN_STICKY);
+		t->placer = 0;
+		t->placer_bound = false;
+	}
+	return 1;
 }
 
 /* The key whose cookie t carries, when explicitly placed processes hold (or

@@ -78,6 +78,14 @@ struct engine {
 	 * events were taken (engine-child.c). */
 	struct task ghosts[ENGINE_GHOSTS];
 	unsigned next_ghost;
+	/* Records the state file gave for keys not made yet (the start-up
+	 * adoption makes those of rule members): taken by the key of that
+	 * id when it is made, dropped when the scan ends. */
+	struct pending_placers {
+		char *id;
+		struct placers placers;
+	} *pending_placers;
+	size_t n_pending_placers;
 	unsigned n_ghosts;     /* slots in use: none, and forks and exits look nowhere */
 	uint64_t ticks;
 	struct hashmap *exposure; /* group name -> untagged CPU time (engine-exposure.c) */
@@ -173,10 +181,17 @@ void table_set_origin(struct engine *e, struct task *t, enum origin o);
 /* Adds a bound placer to p, unless it is there or p holds two already. */
 void table_placers_add(struct placers *p, uid_t uid, gid_t gid);
 void table_placers_merge(struct placers *to, const struct placers *from);
-/* t, an explicit member of k, leaves it or its placement is replaced: a
- * bound placer stays on k's record (k->gone), since children t forked
- * unseen may carry k's cookie yet. */
-void table_placer_leaves(struct key *k, const struct task *t);
+/* t, an explicit member of k, leaves it or its placement is replaced: its
+ * placer stays on k's record (k->gone), since children t forked unseen may
+ * carry k's cookie yet, until the end of the scan after the next one
+ * begins (every process is met by then). */
+void table_placer_leaves(struct engine *e, struct key *k, const struct task *t);
+/* A record the state file gave for the key of this id: merged into it, or
+ * kept for it until the scan ends. Forgotten at the end of the scan that
+ * restores it. */
+void table_placers_restored(struct engine *e, const char *id, const struct placers *p);
+/* At the end of a scan: records older than it, and pending ones, go. */
+void table_placers_expire(struct engine *e);
 /* A key's cookie became known (Per=process: made by CREATE on a member). */
 void table_key_cookie(struct engine *e, struct key *k, sc_cookie c);
 struct key *table_key_by_cookie(const struct engine *e, sc_cookie c);

@@ -330,6 +330,10 @@ static int scan(struct engine *e, bool adopt_cookies, bool verify, bool all)
 		adopt(e, s.pending, s.n_pending);
 		e->adopted = true;
 	}
+	/* Every process was met and judged: who placed the members that
+	 * left keys before the walk began is asked of none to come. */
+	if (r >= 0)
+		table_placers_expire(e);
 	free(s.pending);
 	if (verify)
 		e->c.reconciles++;

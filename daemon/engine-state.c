@@ -287,50 +287,41 @@ static bool rules_agree(const struct engine *e, const struct task *t, const stru
 	return strcmp(m.key, k->name) == 0;
 }
 
-static struct key *key_named(struct engine *e, const char *group, const char *name)
+static void restore_record(struct engine *e, const char *group, const char *name, const struct placers *p)
 {
 	char *id = NULL;
-	struct key *k;
 
 	if (asprintf(&id, "%s/%s", group, name) < 0)
-		return NULL;
-	k = hashmap_get_str(e->keys, id);
+		return;
+	table_placers_restored(e, id, p);
 	free(id);
-	return k;
 }
 
 /* Who placed the members that left a key, as the last daemon knew, and
  * who placed those that exited while no daemon ran (children they forked
- * meanwhile carry the key's cookie): onto the key of that name, where the
- * start-up scan or the restore made it. */
+ * meanwhile carry the key's cookie): onto the key of that name, now or
+ * when the start-up adoption makes it (a key rule members hold). */
 static void restore_placers(struct engine *e, const struct state_file *sf)
 {
-	for (size_t i = 0; i < sf->n_placers; i++) {
-		struct key *k = key_named(e, sf->placers[i].group, sf->placers[i].key);
-
-		if (k)
-			table_placers_merge(&k->gone, &sf->placers[i].placers);
-	}
+	for (size_t i = 0; i < sf->n_placers; i++)
+		restore_record(e, sf->placers[i].group, sf->placers[i].key, &sf->placers[i].placers);
 	for (size_t i = 0; i < sf->n; i++) {
 		const struct state_entry *en = &sf->entries[i];
 		const struct task *t = engine_task(e, en->pid);
-		struct key *k;
+		struct placers p = {};
 
-		if ((t && t->start == en->start) || !engine_origin_explicit(en->origin) ||
-		    !(k = key_named(e, en->group, en->key)))
+		if ((t && t->start == en->start) || !engine_origin_explicit(en->origin))
 			continue;
 		if (!en->placer)
-			k->gone.privileged = true;
-		else
-			table_placers_add(&k->gone, en->placer, en->placer_gid); /* gid unknown: one acting on nothing */
+			p.privileged = true;
+		else /* an older line's gid is not known: one acting on nothing */
+			table_placers_add(&p, en->placer, en->placer_gid);
+		restore_record(e, en->group, en->key, &p);
 	}
 }
 
 /* A task carrying a restored placement's cookie got it from that
- * placement: a child, or a process exec'd into the same container. So
- * may a member the start-up scan kept in a key no group claims it for,
- * where explicit members of that key are or were placed: it is judged
- * as their child. */
+ * placement: a child, or a process exec'd into the same container. */
 static void restore_inherited(struct engine *e, struct hashmap *by_cookie)
 {
 	size_t n;
@@ -339,26 +330,21 @@ static void restore_inherited(struct engine *e, struct hashmap *by_cookie)
 	for (size_t i = 0; i < n; i++) {
 		struct task *t = v[i];
 		struct key *k = t->cookie ? hashmap_get_u64(by_cookie, t->cookie) : NULL;
-		bool kept = t->key && t->origin == ORIGIN_STICKY && t->cookie == t->key->cookie;
-		bool placed;
+		int r;
 
-		if (!k && kept && (t->key->n_explicit || t->key->gone.n))
-			k = t->key;
-		if (!k || (t->key == k && !kept) || (engine_origin_explicit(t->origin) && t->key) ||
-		    rules_agree(e, t, k))
+		if (!k || t->key == k || (engine_origin_explicit(t->origin) && t->key) || rules_agree(e, t, k))
 			continue;
 		/* An unprivileged placement binds only what its placer may act
 		 * on: not a process of it that has run a setuid program, before
-		 * the last daemon stopped or since. Its placer is asked before
-		 * it joins (it would count as a member of its own). */
-		placed = k->n_explicit || k->gone.n;
-		if (placed)
-			engine_inherit_placer(e, t, k, &k->gone);
-		table_set_key(e, t, k);
-		/* from a placement, or from a sticky key's members */
-		table_set_origin(e, t, placed ? ORIGIN_INHERITED : ORIGIN_STICKY);
-		if (t->origin == ORIGIN_INHERITED && engine_placement_outgrown(e, t))
+		 * the last daemon stopped or since. Its placer is asked as it
+		 * joins; one it outgrew is judged by the rules. */
+		r = k == table_key_by_cookie(e, t->cookie) ? engine_join_placement(e, t) : 0;
+		if (r < 0)
 			(void)engine_evaluate(e, t, false);
+		if (r != 0)
+			continue;
+		table_set_key(e, t, k); /* from a sticky key's members */
+		table_set_origin(e, t, ORIGIN_STICKY);
 	}
 	free(v);
 }

@@ -150,6 +150,7 @@ void table_key_cookie(struct engine *e, struct key *k, sc_cookie c)
 		if (e->graves[i].cookie == c) {
 			/* who placed its carriers is on the key's record */
 			table_placers_merge(&k->gone, &e->graves[i].placers);
+			k->gone_generation = e->generation;
 			grave_clear(e, &e->graves[i]);
 		}
 	if (k->cookie && hashmap_get_u64(e->by_cookie, k->cookie) == k)
@@ -221,9 +222,7 @@ void table_placers_merge(struct placers *to, const struct placers *from)
 	to->privileged |= from->privileged;
 }
 
-/* An explicit member leaves k: its placer stays on record, since children
- * it forked unseen may carry k's cookie yet. */
-void table_placer_leaves(struct key *k, const struct task *t)
+void table_placer_leaves(struct engine *e, struct key *k, const struct task *t)
 {
 	if (!engine_origin_explicit(t->origin))
 		return;
@@ -231,6 +230,61 @@ void table_placer_leaves(struct key *k, const struct task *t)
 		table_placers_add(&k->gone, t->placer, t->placer_gid);
 	else
 		k->gone.privileged = true;
+	k->gone_generation = e->generation;
+}
+
+/* Stamped as older than the scan running: the one that restores it is
+ * the one that meets every process it could concern. */
+static void placers_take(struct engine *e, struct key *k, const struct placers *p)
+{
+	table_placers_merge(&k->gone, p);
+	k->gone_generation = e->generation ? e->generation - 1 : 0;
+}
+
+void table_placers_restored(struct engine *e, const char *id, const struct placers *p)
+{
+	struct key *k = hashmap_get_str(e->keys, id);
+	struct pending_placers *v;
+
+	if (k) {
+		placers_take(e, k, p);
+		return;
+	}
+	v = realloc(e->pending_placers, (e->n_pending_placers + 1) * sizeof(*v));
+	if (!v)
+		return; /* out of memory: judged without it, as after a crash */
+	e->pending_placers = v;
+	v[e->n_pending_placers].id = strdup(id);
+	v[e->n_pending_placers].placers = *p;
+	e->n_pending_placers += v[e->n_pending_placers].id != NULL;
+}
+
+static void placers_pending_for(struct engine *e, struct key *k)
+{
+	for (size_t i = 0; i < e->n_pending_placers; i++)
+		if (strcmp(e->pending_placers[i].id, k->id) == 0)
+			placers_take(e, k, &e->pending_placers[i].placers);
+}
+
+void table_placers_expire(struct engine *e)
+{
+	size_t n;
+	void **v = engine_snapshot(e->keys, &n);
+
+	for (size_t i = 0; i < n; i++) {
+		struct key *k = v[i];
+
+		if ((k->gone.n || k->gone.privileged) && k->gone_generation < e->generation) {
+			k->gone = (struct placers){};
+			e->state_lazy = true;
+		}
+	}
+	free(v);
+	for (size_t i = 0; i < e->n_pending_placers; i++)
+		free(e->pending_placers[i].id);
+	free(e->pending_placers);
+	e->pending_placers = NULL;
+	e->n_pending_placers = 0;
 }
 
 static void set_key(struct engine *e, struct task *t, struct key *k, bool alive)
@@ -246,7 +300,7 @@ static void set_key(struct engine *e, struct task *t, struct key *k, bool alive)
 	}
 	t->key = k;
 	if (old)
-		table_placer_leaves(old, t);
+		table_placer_leaves(e, old, t);
 	if (old && engine_origin_explicit(t->origin))
 		old->n_explicit--;
 	if (old && anchors(t->origin))
@@ -265,7 +319,7 @@ void table_set_origin(struct engine *e, struct task *t, enum origin o)
 	struct key *k = t->key;
 
 	if (k && !engine_origin_explicit(o))
-		table_placer_leaves(k, t);
+		table_placer_leaves(e, k, t);
 	if (k)
 		k->n_explicit += (int)engine_origin_explicit(o) - (int)engine_origin_explicit(t->origin);
 	if (k && anchors(t->origin) && !anchors(o))
@@ -334,6 +388,7 @@ static int key_new(struct engine *e, const struct group *g, const char *id, cons
 	}
 	if (k->holder)
 		table_key_cookie(e, k, SYS(e, holder_cookie, k->holder));
+	placers_pending_for(e, k);
 	e->c.keys_created++;
 	*ret = k;
 	return 0;

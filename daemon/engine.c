@@ -997,7 +997,7 @@ static int place(struct engine *e, const struct engine_place *req, const struct 
 	if (r >= 0 && t->key && !(prev_id = strdup(t->key->id)))
 		r = -ENOMEM;
 	if (r >= 0 && t->key) /* this request replaces its placer */
-		table_placer_leaves(t->key, t);
+		table_placer_leaves(e, t->key, t);
 	if (r >= 0 && g) {
 		if (req->key)
 			snprintf(name, sizeof(name), "%s", req->key);
@@ -1187,6 +1187,9 @@ struct engine *engine_free(struct engine *e)
 	exposure_free(e);
 	conf_free(e->conf);
 	free(e->state_path);
+	for (size_t i = 0; i < e->n_pending_placers; i++)
+		free(e->pending_placers[i].id);
+	free(e->pending_placers);
 	engine_sys_linux_free(e->own_sys);
 	free(e);
 	return NULL;

@@ -49,7 +49,8 @@ struct key {
 	unsigned n_tasks;    /* members; the key is released when it drops to 0 */
 	unsigned n_anchored; /* members placed by a rule or explicitly (not sticky) */
 	unsigned n_explicit; /* members placed explicitly, or their children */
-	struct placers gone; /* bound placers of explicit members that left it */
+	struct placers gone; /* placers of explicit members that left it... */
+	uint64_t gone_generation; /* ...as of this scan: forgotten after the next one ends */
 	bool detached;       /* stale since a reload: released with its last member */
 	bool ruled;          /* a member not placed explicitly carried its cookie */
 	uid_t creator;       /* the uid of the process the key was made for */

@@ -296,8 +296,8 @@ int state_parse_placers(const char *line, struct state_placers *ret)
 		uid_t uid;
 		gid_t gid;
 
-		if (parse_ids(f[i], &uid, &gid) < 0)
-			return -EBADMSG;
+		if (parse_ids(f[i], &uid, &gid) < 0 || uid == 0)
+			return -EBADMSG; /* root is no bound placer */
 		p.placers.uid[p.placers.n] = uid;
 		p.placers.gid[p.placers.n++] = gid;
 	}

@@ -3172,6 +3172,240 @@ out:
 	scenario_done();
 }
 
+/* A root service's helper h, kept in its key (sticky isolation), shares
+ * it with uid 1000's placement a: after a restart h is still the rule
+ * member's helper, kept and repaired, not judged as a's child. */
+static void test_placement_restart_keeps_rule_helper(void)
+{
+	const char *conf = "[Group open]\nMatchExe=/usr/bin/svc\nAllowUsers=1000\n";
+	struct engine_place rq = { .pidfd = -1, .group = "open", .origin = ORIGIN_RUN, .placer = 1000,
+				   .placer_gid = 1000, .bound = true };
+	struct fproc *s, *h, *a;
+	sc_cookie k;
+
+	e = scenario_with_state(conf);
+	if (!e)
+		return;
+	s = spawn("/usr/bin/svc", 0);
+	a = spawn("/usr/bin/job", 1000);
+	deliver(n_events);
+	CHECK(s && a);
+	if (!s || !a)
+		goto out;
+	h = fork_of(s);
+	CHECK(h != NULL);
+	if (!h)
+		goto out;
+	exec_as(h, "/usr/bin/helper");
+	deliver(n_events);
+	rq.pid = a->pid;
+	CHECK(engine_place(e, &rq) == 0);
+	k = cookie_of(s);
+	CHECK(k != 0 && cookie_of(a) == k && cookie_of(h) == k);
+	engine_state_flush(e);
+	e = restart_daemon(e, conf, false);
+	if (!e)
+		goto out;
+	deliver(n_events);
+	CHECK(has_group(h->pid, "open"));
+	set_all(h->pid, 0, true); /* the helper drops its cookie */
+	engine_scan(e, false, true);
+	CHECK(cookie_of(h) == k); /* repaired, as a rule member's helper is */
+out:
+	scenario_done();
+}
+
+/* uid 1000's own service svc (a rule member) runs a helper h; uid 1000
+ * placed a job a into the same key (a exited since), or root did (a stays).
+ * After a restart h is still the rule member's helper, no placement's
+ * child: a program another group claims moves it there. */
+static void restart_helper_then_claimed(bool root_placed)
+{
+	const char *conf = "[Group open]\nMatchExe=/usr/bin/svc\nAllowUsers=1000\n[Group web]\nMatchExe=/usr/bin/web\n";
+	struct engine_place rq = { .pidfd = -1, .group = "open", .origin = ORIGIN_RUN, .placer = 1000,
+				   .placer_gid = 1000, .bound = true };
+	struct fproc *s, *h, *a;
+	sc_cookie k;
+
+	e = scenario_with_state(conf);
+	if (!e)
+		return;
+	s = spawn("/usr/bin/svc", 1000);
+	a = spawn("/usr/bin/job", 1000);
+	deliver(n_events);
+	CHECK(s && a);
+	if (!s || !a)
+		goto out;
+	h = fork_of(s);
+	if (!h)
+		goto out;
+	exec_as(h, "/usr/bin/helper");
+	deliver(n_events);
+	if (root_placed)
+		CHECK(engine_assign(e, a->pid, "open", NULL, ORIGIN_ASSIGN) == 0);
+	else {
+		rq.pid = a->pid;
+		CHECK(engine_place(e, &rq) == 0);
+	}
+	k = cookie_of(s);
+	CHECK(k != 0 && cookie_of(h) == k);
+	if (!root_placed) {
+		op_exit(a); /* the placement ended long ago: only the record is left */
+		deliver(n_events);
+	}
+	engine_state_flush(e);
+	e = restart_daemon(e, conf, false);
+	if (!e)
+		goto out;
+	deliver(n_events);
+	exec_as(h, "/usr/bin/web");
+	deliver(n_events);
+	CHECK(has_group(h->pid, "web") && cookie_of(h) != k);
+out:
+	scenario_done();
+}
+static void test_placement_restart_helper_follows_rules_user(void) { restart_helper_then_claimed(false); }
+static void test_placement_restart_helper_follows_rules_root(void) { restart_helper_then_claimed(true); }
+
+/* Who placed a key's members that left is forgotten once a scan has met
+ * every process since: uid 1000's placement a exited, a reconcile ran,
+ * and root's service s then starts a helper h through a double fork whose
+ * events are lost. The scan that meets h keeps it as s's helper and
+ * repairs its cookie; it is not judged as a's child (one uid 1000 may not
+ * act on, left unowned). */
+static void test_placement_record_forgotten(void)
+{
+	struct engine_place rq = { .pidfd = -1, .group = "open", .origin = ORIGIN_RUN, .placer = 1000,
+				   .placer_gid = 1000, .bound = true };
+	struct fproc *s, *a, *m, *h;
+	sc_cookie k;
+
+	e = scenario("[Group open]\nMatchExe=/usr/bin/svc\nAllowUsers=1000\n");
+	if (!e)
+		return;
+	s = spawn("/usr/bin/svc", 0);
+	a = spawn("/usr/bin/job", 1000);
+	deliver(n_events);
+	CHECK(s && a);
+	if (!s || !a)
+		goto out;
+	rq.pid = a->pid;
+	CHECK(engine_place(e, &rq) == 0);
+	k = cookie_of(s);
+	CHECK(k != 0 && cookie_of(a) == k);
+	op_exit(a);
+	deliver(n_events);
+	engine_scan(e, false, true);
+	m = fork_of(s); /* a double fork: h's parent is gone when it is met */
+	h = m ? fork_of(m) : NULL;
+	CHECK(h != NULL);
+	if (!h)
+		goto out;
+	exec_as(h, "/usr/bin/helper");
+	op_exit(m);
+	deliver_or_lose(n_events, true);
+	engine_scan(e, false, true);
+	CHECK(has_group(h->pid, "open") && cookie_of(h) == k);
+	set_all(h->pid, 0, true);
+	engine_scan(e, false, true);
+	CHECK(cookie_of(h) == k);
+out:
+	e = engine_free(e);
+}
+
+/* gone_placer_rule_key across a restart: a (uid 1000's placement) forked
+ * c, which ran su unseen; a exited; only the rule's member s holds the
+ * key, which the start-up adoption makes after the state file is read:
+ * the record waits for it, and c is not taken back. */
+static void test_placement_rule_key_record_restart(void)
+{
+	const char *conf = "[Group open]\nMatchExe=/usr/bin/svc\nAllowUsers=1000\n";
+	struct engine_place rq = { .pidfd = -1, .group = "open", .origin = ORIGIN_RUN, .placer = 1000,
+				   .placer_gid = 1000, .bound = true };
+	struct fproc *s, *a, *c;
+	sc_cookie k;
+
+	e = scenario_with_state(conf);
+	if (!e)
+		return;
+	s = spawn("/usr/bin/svc", 0);
+	a = spawn("/usr/bin/job", 1000);
+	deliver(n_events);
+	if (!s || !a)
+		goto out;
+	rq.pid = a->pid;
+	CHECK(engine_place(e, &rq) == 0);
+	k = cookie_of(a);
+	c = fork_of(a);
+	if (!c)
+		goto out;
+	c->uid = 0;
+	exec_as(c, "/usr/bin/su");
+	deliver_or_lose(n_events, true);
+	op_exit(a);
+	deliver(n_events);
+	engine_state_flush_lazy(e); /* the tick */
+	e = restart_daemon(e, conf, false);
+	if (!e)
+		goto out;
+	deliver(n_events);
+	CHECK(cookie_of(c) == k && !has_group(c->pid, "open"));
+	set_all(c->pid, 0, true); /* root gives c a cookie of its own */
+	engine_scan(e, false, true);
+	CHECK(cookie_of(c) != k);
+out:
+	scenario_done();
+}
+
+/* The record keeps two uid:gid pairs, and uid 1000 fills both (sg); the
+ * placers of live members come first: b's grandchild c (uid 1001, the
+ * middle process gone, events lost) is judged by b's placer, uid 1001,
+ * and stays placed. */
+static void test_placement_record_live_placers_first(void)
+{
+	struct engine_place rq = { .pidfd = -1, .group = "open", .origin = ORIGIN_RUN, .placer = 1000,
+				   .placer_gid = 1000, .bound = true };
+	struct fproc *a1, *a2, *b, *m, *c;
+	sc_cookie k;
+
+	e = scenario("[Group open]\nAllowUsers=1000 1001\n");
+	if (!e)
+		return;
+	a1 = spawn("/usr/bin/job", 1000);
+	a2 = spawn("/usr/bin/job", 1000);
+	b = spawn("/usr/bin/job", 1001);
+	deliver(n_events);
+	if (!a1 || !a2 || !b)
+		goto out;
+	a2->has_gid = true;
+	a2->gid = 2000;
+	rq.pid = a1->pid;
+	CHECK(engine_place(e, &rq) == 0);
+	rq.pid = a2->pid;
+	rq.placer_gid = 2000;
+	CHECK(engine_place(e, &rq) == 0);
+	rq.pid = b->pid;
+	rq.placer = rq.placer_gid = 1001;
+	CHECK(engine_place(e, &rq) == 0);
+	k = cookie_of(b);
+	op_exit(a1);
+	op_exit(a2);
+	deliver(n_events);
+	m = fork_of(b);
+	c = m ? fork_of(m) : NULL;
+	if (!c)
+		goto out;
+	op_exit(m);
+	deliver_or_lose(n_events, true);
+	engine_scan(e, false, true);
+	CHECK(has_group(c->pid, "open"));
+	set_all(c->pid, 0, true);
+	engine_scan(e, false, true);
+	CHECK(cookie_of(c) == k); /* b's placement binds it: repaired */
+out:
+	e = engine_free(e);
+}
+
 /* A key that lives on through a rule's member s only, after the process
  * uid 1000 placed in it exited: that process's child c, forked and run
  * through su unseen, is not made a member kept in the key (the daemon
@@ -4410,6 +4644,12 @@ int main(void)
 	RUN(test_placement_lock_nnp);
 	RUN(test_placement_gone_placer_restart);
 	RUN(test_placement_stale_placer_restart);
+	RUN(test_placement_restart_keeps_rule_helper);
+	RUN(test_placement_restart_helper_follows_rules_user);
+	RUN(test_placement_restart_helper_follows_rules_root);
+	RUN(test_placement_record_forgotten);
+	RUN(test_placement_rule_key_record_restart);
+	RUN(test_placement_record_live_placers_first);
 	RUN(test_placement_gone_placer_rule_key);
 	RUN(test_placement_gone_placer_rule_grave);
 	RUN(test_placement_root_and_user_child);

@@ -69,6 +69,7 @@ struct scan {
 	struct engine *e;
 	bool adopt, verify, all;
 	unsigned depth; /* parents examined ahead of their children, nested */
+	unsigned unexamined; /* live processes it could not read */
 	struct pending *pending; /* adopt only */
 	size_t n_pending, max_pending;
 };
@@ -96,6 +97,7 @@ static int scan_one(void *userdata, pid_t pid)
 			t->generation = e->generation;
 			table_ids_unknown(t);
 		}
+		s->unexamined += r != -ESRCH;
 		engine_note_unexamined(e, pid, r);
 		return 0;
 	}
@@ -331,8 +333,9 @@ static int scan(struct engine *e, bool adopt_cookies, bool verify, bool all)
 		e->adopted = true;
 	}
 	/* Every process was met and judged: who placed the members that
-	 * left keys before the walk began is asked of none to come. */
-	if (r >= 0)
+	 * left keys before the walk began is asked of none to come. Not so
+	 * where one could not be read: it is met again by the next scan. */
+	if (r >= 0 && !s.unexamined)
 		table_placers_expire(e);
 	free(s.pending);
 	if (verify)

@@ -3313,6 +3313,53 @@ out:
 	e = engine_free(e);
 }
 
+/* A scan that cannot read a process does not forget the record: c, the
+ * child uid 1000's placement a forked through a double fork that went
+ * unseen, ran su; a exited. The first scan fails to read c; the next one
+ * meets it, and still judges it by a's placer: root's cookie stands. */
+static void test_placement_record_kept_by_failed_read(void)
+{
+	struct engine_place rq = { .pidfd = -1, .group = "open", .origin = ORIGIN_RUN, .placer = 1000,
+				   .placer_gid = 1000, .bound = true };
+	struct fproc *s, *a, *m, *c;
+	sc_cookie k;
+
+	e = scenario("[Group open]\nMatchExe=/usr/bin/svc\nAllowUsers=1000\n");
+	if (!e)
+		return;
+	s = spawn("/usr/bin/svc", 0);
+	a = spawn("/usr/bin/job", 1000);
+	deliver(n_events);
+	CHECK(s && a);
+	if (!s || !a)
+		goto out;
+	rq.pid = a->pid;
+	CHECK(engine_place(e, &rq) == 0);
+	k = cookie_of(a);
+	m = fork_of(a);
+	c = m ? fork_of(m) : NULL;
+	CHECK(c != NULL);
+	if (!c)
+		goto out;
+	c->uid = 0;
+	exec_as(c, "/usr/bin/su");
+	op_exit(m);
+	deliver_or_lose(n_events, true);
+	op_exit(a);
+	deliver(n_events);
+	read_fails = c->pid;
+	read_fails_with = -EIO;
+	engine_scan(e, false, true);
+	CHECK(!engine_task(e, c->pid));
+	engine_scan(e, false, true);
+	CHECK(cookie_of(c) == k && !has_group(c->pid, "open"));
+	set_all(c->pid, 0, true);
+	engine_scan(e, false, true);
+	CHECK(cookie_of(c) != k && cookie_of(s) == k);
+out:
+	e = engine_free(e);
+}
+
 /* gone_placer_rule_key across a restart: a (uid 1000's placement) forked
  * c, which ran su unseen; a exited; only the rule's member s holds the
  * key, which the start-up adoption makes after the state file is read:
@@ -4650,6 +4697,7 @@ int main(void)
 	RUN(test_placement_record_forgotten);
 	RUN(test_placement_rule_key_record_restart);
 	RUN(test_placement_record_live_placers_first);
+	RUN(test_placement_record_kept_by_failed_read);
 	RUN(test_placement_gone_placer_rule_key);
 	RUN(test_placement_gone_placer_rule_grave);
 	RUN(test_placement_root_and_user_child);

@@ -137,12 +137,13 @@ static void vote_placer(void *userdata, void *value)
 
 /* Who placed what t inherited unseen from k's explicit members, alive or
  * gone (k->gone, or a grave's record when k went too): t may descend from
- * any of them. An unprivileged placement binds only what its placer may
- * act on. So where unprivileged placers were among them:
- * - one that may act on t (t may be its process's child, and the kernel
- *   lets it change t's cookie anyway) is t's, unless a privileged placer
- *   was among them too: then t may be that one's, and root's word holds
- *   (no user undoes it);
+ * any of them, and which one cannot be told. An unprivileged placement
+ * binds only what its placer may act on, and the daemon never holds a
+ * process for a user the kernel would not let act on it. So where
+ * unprivileged placers were among them:
+ * - one that may act on t is t's (its placement ends once t is no longer
+ *   its process), even where t may be a privileged placer's child: that
+ *   user may then undo it, as the kernel lets it change t's cookie anyway;
  * - where none may, t is no process of theirs any more: one of them is
  *   t's, whose placement t then outgrew (keeping its cookie, not held in
  *   it), though t may be a privileged placer's child.
@@ -150,18 +151,16 @@ static void vote_placer(void *userdata, void *value)
 void engine_inherit_placer(struct engine *e, struct task *t, const struct key *k, const struct placers *gone)
 {
 	struct placer_vote v = { .k = k };
-	bool privileged;
 	int pick = -1;
 
 	/* the live members' placers first: two are kept */
 	if (k)
 		hashmap_foreach(e->tasks, vote_placer, &v);
 	table_placers_merge(&v.bound, gone);
-	privileged = v.seen || v.bound.privileged;
 	for (unsigned i = 0; i < v.bound.n && pick < 0; i++)
 		if (!e->sys->may_act || SYS(e, may_act, t->pid, v.bound.uid[i], v.bound.gid[i]) == 0)
 			pick = (int)i;
-	if (!v.bound.n || (pick >= 0 && privileged)) {
+	if (!v.bound.n) {
 		t->placer_bound = false;
 		t->placer = v.seen && !v.mixed && !v.bound.privileged ? v.placer : 0;
 		t->placer_gid = 0;
@@ -179,19 +178,16 @@ int engine_join_placement(struct engine *e, struct task *t)
 	const struct grave *gr;
 	struct placers gone;
 	struct key *k;
-	bool members;
 
 	if (t->unowned || !t->cookie || t->cookie == COOKIE_UNKNOWN)
 		return 0; /* below a placement its ancestor outgrew; or none */
 	k = table_key_carrying(e, t->cookie);
 	gr = k ? NULL : table_grave(e, t->cookie);
 	if (k && (k->n_explicit || k->gone.n)) {
-		members = k->n_explicit > 0;
 		engine_inherit_placer(e, t, k, &k->gone);
 		table_set_origin(e, t, ORIGIN_INHERITED);
 		table_set_key(e, t, k);
 	} else if (gr && (gr->explicit_ || gr->placers.n)) {
-		members = gr->explicit_;
 		gone = gr->placers; /* the grave goes as t joins */
 		if (engine_buried(e, t, ORIGIN_INHERITED) < 0)
 			return 0;
@@ -199,17 +195,7 @@ int engine_join_placement(struct engine *e, struct task *t)
 	} else
 		return 0;
 	/* not the placer's own (it ran a setuid program unseen) */
-	if (engine_placement_outgrown(e, t))
-		return -1;
-	/* Only members a rule placed held the key last: t, as likely theirs,
-	 * is kept as their helper would be (the rules judge its next
-	 * program), placed by no one; its placer is on the key's record. */
-	if (!members) {
-		table_set_origin(e, t, ORIGIN_STICKY);
-		t->placer = 0;
-		t->placer_bound = false;
-	}
-	return 1;
+	return engine_placement_outgrown(e, t) ? -1 : 1;
 }
 
 /* The key whose cookie t carries, when explicitly placed processes hold (or

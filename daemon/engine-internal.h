@@ -79,13 +79,10 @@ struct engine {
 	struct task ghosts[ENGINE_GHOSTS];
 	unsigned next_ghost;
 	/* Records the state file gave for keys not made yet (the start-up
-	 * adoption makes those of rule members): taken by the key of that
-	 * id when it is made, dropped when the scan ends. */
-	struct pending_placers {
-		char *id;
-		struct placers placers;
-	} *pending_placers;
-	size_t n_pending_placers;
+	 * adoption makes those of rule members): "group/key" -> struct
+	 * placers, taken by the key of that id when it is made, dropped with
+	 * the records (table_placers_expire). NULL: none. */
+	struct hashmap *pending_placers;
 	unsigned n_ghosts;     /* slots in use: none, and forks and exits look nowhere */
 	uint64_t ticks;
 	struct hashmap *exposure; /* group name -> untagged CPU time (engine-exposure.c) */
@@ -190,8 +187,10 @@ void table_placer_leaves(struct engine *e, struct key *k, const struct task *t);
  * kept for it until the scan ends. Forgotten at the end of the scan that
  * restores it. */
 void table_placers_restored(struct engine *e, const char *id, const struct placers *p);
-/* At the end of a scan: records older than it, and pending ones, go. */
+/* At the end of a scan that met every process and placed what it could:
+ * records older than it, and pending ones, go. */
 void table_placers_expire(struct engine *e);
+void table_placers_pending_free(struct engine *e);
 /* A key's cookie became known (Per=process: made by CREATE on a member). */
 void table_key_cookie(struct engine *e, struct key *k, sc_cookie c);
 struct key *table_key_by_cookie(const struct engine *e, sc_cookie c);
@@ -266,8 +265,8 @@ void engine_state_dirty(struct engine *e);
 bool engine_placement_outgrown(struct engine *e, struct task *t);
 /* Who placed what t inherited unseen from k's explicit members, those
  * alive and gone (those of a buried key, k NULL): an unprivileged placer
- * of theirs where there was one, one that may not act on t where there
- * were several; else the privileged placer they share, or root
+ * of theirs that may act on t, else one that may not (t outgrew it); where
+ * none was unprivileged, the privileged placer they share, or root
  * (engine-child.c). */
 void engine_inherit_placer(struct engine *e, struct task *t, const struct key *k, const struct placers *gone);
 /* t, met unseen, carries the cookie of a key that explicitly placed

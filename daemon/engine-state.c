@@ -27,7 +27,9 @@ static void entry_from(struct state_entry *en, const struct task *t)
 						      t->cookie :
 						      0,
 				    .placer = engine_origin_explicit(t->origin) && t->placer_bound ? t->placer : 0,
-				    .placer_gid = t->placer_gid };
+				    /* the process's own gid goes unwritten, as an older
+				     * daemon wrote it (and reads it back) */
+				    .placer_gid = t->placer_gid == t->gid ? STATE_GID_UNKNOWN : t->placer_gid };
 	if (t->key) {
 		snprintf(en->group, sizeof(en->group), "%s", t->key->group);
 		snprintf(en->key, sizeof(en->key), "%s", t->key->name);
@@ -113,11 +115,24 @@ void engine_state_heartbeat(struct engine *e)
 		e->touched_ns = e->watched_ns;
 }
 
+/* The processes that outgrew an unprivileged placement and still carry a
+ * cookie: after a restart, what they carry is no key's claim on them
+ * either (a placement that shares it, or the record of who placed into
+ * it, says nothing of them). */
+static size_t collect_unowned(struct task **v, size_t n, struct state_unowned *out, size_t max)
+{
+	size_t m = 0;
+
+	for (size_t i = 0; i < n && m < max; i++)
+		if (v[i]->unowned && v[i]->cookie != 0 && v[i]->cookie != COOKIE_UNKNOWN)
+			out[m++] = (struct state_unowned){ v[i]->pid, v[i]->start };
+	return m;
+}
+
 void engine_state_flush(struct engine *e)
 {
-	struct state_entry *entries;
-	struct state_placers *placers = NULL;
-	size_t n, m, np;
+	struct state_file sf = {};
+	size_t n;
 	void **v;
 	int r;
 
@@ -125,28 +140,28 @@ void engine_state_flush(struct engine *e)
 		return;
 	e->state_dirty = false; /* a failure waits for the next change */
 	v = engine_snapshot(e->tasks, &n);
-	entries = calloc(n + 1, sizeof(*entries));
-	np = collect_placers(e->keys, &placers);
-	if (!v || !entries || !placers) {
-		free(v);
-		free(entries);
-		free(placers);
-		log_warning("Failed to record the explicit placements in %s: %s, ignoring.", e->state_path,
-			    strerror(ENOMEM));
-		return;
+	sf.entries = calloc(n + 1, sizeof(*sf.entries));
+	sf.unowned = calloc(n + 1, sizeof(*sf.unowned));
+	sf.n_placers = collect_placers(e->keys, &sf.placers);
+	if (!v || !sf.entries || !sf.unowned || !sf.placers) {
+		r = -ENOMEM;
+		goto out;
 	}
-	m = collect((struct task **)v, n, entries, STATE_ENTRIES_MAX);
-	r = state_save(e->state_path, entries, m, placers, np);
-	if (r < 0)
-		log_warning("Failed to record the explicit placements in %s: %s, ignoring.", e->state_path,
-			    strerror(-r));
-	else { /* the new file's time is now's, later than what was watched */
+	sf.n = collect((struct task **)v, n, sf.entries, STATE_ENTRIES_MAX);
+	sf.n_unowned = collect_unowned((struct task **)v, n, sf.unowned, STATE_ENTRIES_MAX);
+	r = state_save(e->state_path, &sf);
+	if (r == 0) { /* the new file's time is now's, later than what was watched */
 		e->touched_ns = 0;
 		engine_state_heartbeat(e);
 	}
+out:
+	if (r < 0)
+		log_warning("Failed to record the explicit placements in %s: %s, ignoring.", e->state_path,
+			    strerror(-r));
 	free(v);
-	free(entries);
-	free(placers);
+	free(sf.entries);
+	free(sf.placers);
+	free(sf.unowned);
 }
 
 int engine_set_state_file(struct engine *e, const char *path)
@@ -332,7 +347,8 @@ static void restore_inherited(struct engine *e, struct hashmap *by_cookie)
 		struct key *k = t->cookie ? hashmap_get_u64(by_cookie, t->cookie) : NULL;
 		int r;
 
-		if (!k || t->key == k || (engine_origin_explicit(t->origin) && t->key) || rules_agree(e, t, k))
+		if (!k || t->unowned || t->key == k || (engine_origin_explicit(t->origin) && t->key) ||
+		    rules_agree(e, t, k))
 			continue;
 		/* An unprivileged placement binds only what its placer may act
 		 * on: not a process of it that has run a setuid program, before
@@ -347,6 +363,19 @@ static void restore_inherited(struct engine *e, struct hashmap *by_cookie)
 		table_set_origin(e, t, ORIGIN_STICKY);
 	}
 	free(v);
+}
+
+/* Processes that had outgrown a placement when the last daemon stopped.
+ * (What they forked since carries the same cookie, and is judged by the
+ * record of who placed into its key.) */
+static void restore_unowned(struct engine *e, const struct state_file *sf)
+{
+	for (size_t i = 0; i < sf->n_unowned; i++) {
+		struct task *t = engine_task(e, sf->unowned[i].pid);
+
+		if (t && t->start == sf->unowned[i].start && !t->key)
+			t->unowned = true;
+	}
 }
 
 static void report_bad_lines(const struct engine *e, const struct state_file *sf)
@@ -379,6 +408,7 @@ void engine_state_restore(struct engine *e)
 		return;
 	}
 	report_bad_lines(e, sf);
+	restore_unowned(e, sf);
 	by_cookie = hashmap_new(false);
 	/* Lines that recorded their key's cookie first: the key adopts it
 	 * from them, and a line recording none (its process carried another

@@ -241,37 +241,78 @@ static void placers_take(struct engine *e, struct key *k, const struct placers *
 	k->gone_generation = e->generation ? e->generation - 1 : 0;
 }
 
+/* Out of memory loses a record: judged without it, as after a crash. */
 void table_placers_restored(struct engine *e, const char *id, const struct placers *p)
 {
 	struct key *k = hashmap_get_str(e->keys, id);
-	struct pending_placers *v;
+	struct placers *q;
 
 	if (k) {
 		placers_take(e, k, p);
 		return;
 	}
-	v = realloc(e->pending_placers, (e->n_pending_placers + 1) * sizeof(*v));
-	if (!v)
-		return; /* out of memory: judged without it, as after a crash */
-	e->pending_placers = v;
-	v[e->n_pending_placers].id = strdup(id);
-	v[e->n_pending_placers].placers = *p;
-	e->n_pending_placers += v[e->n_pending_placers].id != NULL;
+	if (!e->pending_placers && !(e->pending_placers = hashmap_new(true)))
+		return;
+	q = hashmap_get_str(e->pending_placers, id);
+	if (q) {
+		table_placers_merge(q, p);
+		return;
+	}
+	q = malloc(sizeof(*q));
+	if (q && hashmap_put_str(e->pending_placers, id, q) == 0)
+		*q = *p;
+	else
+		free(q);
 }
 
 static void placers_pending_for(struct engine *e, struct key *k)
 {
-	for (size_t i = 0; i < e->n_pending_placers; i++)
-		if (strcmp(e->pending_placers[i].id, k->id) == 0)
-			placers_take(e, k, &e->pending_placers[i].placers);
+	struct placers *q = e->pending_placers ? hashmap_remove_str(e->pending_placers, k->id) : NULL;
+
+	if (q)
+		placers_take(e, k, q);
+	free(q);
+}
+
+static void free_value(void *userdata, void *value)
+{
+	(void)userdata;
+	free(value);
+}
+
+void table_placers_pending_free(struct engine *e)
+{
+	if (e->pending_placers)
+		hashmap_foreach(e->pending_placers, free_value, NULL);
+	e->pending_placers = hashmap_free(e->pending_placers);
+}
+
+/* A task whose cookie is not known (SMT off, a failed read), or whose
+ * placement waits for its key: it was not judged by what it carries. */
+static bool unjudged(const struct engine *e)
+{
+	size_t n;
+	void **v = engine_snapshot(e->tasks, &n);
+	bool any = !v;
+
+	for (size_t i = 0; !any && i < n; i++) {
+		const struct task *t = v[i];
+
+		any = t->cookie == COOKIE_UNKNOWN || t->want || t->unsettled;
+	}
+	free(v);
+	return any;
 }
 
 void table_placers_expire(struct engine *e)
 {
 	size_t n;
-	void **v = engine_snapshot(e->keys, &n);
+	void **v;
 
-	for (size_t i = 0; i < n; i++) {
+	if (e->smt_off || unjudged(e))
+		return;
+	v = engine_snapshot(e->keys, &n);
+	for (size_t i = 0; v && i < n; i++) {
 		struct key *k = v[i];
 
 		if ((k->gone.n || k->gone.privileged) && k->gone_generation < e->generation) {
@@ -280,11 +321,7 @@ void table_placers_expire(struct engine *e)
 		}
 	}
 	free(v);
-	for (size_t i = 0; i < e->n_pending_placers; i++)
-		free(e->pending_placers[i].id);
-	free(e->pending_placers);
-	e->pending_placers = NULL;
-	e->n_pending_placers = 0;
+	table_placers_pending_free(e);
 }
 
 static void set_key(struct engine *e, struct task *t, struct key *k, bool alive)

@@ -1187,9 +1187,7 @@ struct engine *engine_free(struct engine *e)
 	exposure_free(e);
 	conf_free(e->conf);
 	free(e->state_path);
-	for (size_t i = 0; i < e->n_pending_placers; i++)
-		free(e->pending_placers[i].id);
-	free(e->pending_placers);
+	table_placers_pending_free(e);
 	engine_sys_linux_free(e->own_sys);
 	free(e);
 	return NULL;

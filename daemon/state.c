@@ -20,8 +20,10 @@
 
 #define HEADER                                                                                   \
 	"# coreschedd explicit placements: PID START ORIGIN GROUP KEY [COOKIE [PLACER_UID:GID]]\n" \
-	"# and who placed members that left a key: placers GROUP KEY PRIVILEGED [UID:GID [UID:GID]]\n"
+	"# and who placed members that left a key: placers GROUP KEY PRIVILEGED [UID:GID [UID:GID]]\n" \
+	"# and processes that outgrew a placement: unowned PID START\n"
 #define PLACERS "placers "
+#define UNOWNED "unowned "
 
 static const enum origin stored_origins[] = { ORIGIN_ASSIGN, ORIGIN_RUN, ORIGIN_HOOK, ORIGIN_INHERITED, ORIGIN_STICKY,
 					      ORIGIN_SESSION };
@@ -259,7 +261,8 @@ int state_format_placers(const struct state_placers *p, char *buf, size_t size)
 	return -ENAMETOOLONG;
 }
 
-/* "UID:GID", each below (uid_t)-1. */
+/* "UID:GID", the uid below (uid_t)-1; a gid of (gid_t)-1 is one not known
+ * (a placer an older daemon's line named), which acts on nothing. */
 static int parse_ids(char *s, uid_t *uid, gid_t *gid)
 {
 	char *colon = strchr(s, ':');
@@ -268,7 +271,7 @@ static int parse_ids(char *s, uid_t *uid, gid_t *gid)
 	if (!colon)
 		return -EBADMSG;
 	*colon = '\0';
-	if (parse_u64(s, UINT32_MAX - 1, &u) < 0 || parse_u64(colon + 1, UINT32_MAX - 1, &g) < 0)
+	if (parse_u64(s, UINT32_MAX - 1, &u) < 0 || parse_u64(colon + 1, UINT32_MAX, &g) < 0)
 		return -EBADMSG;
 	*uid = (uid_t)u;
 	*gid = (gid_t)g;
@@ -308,24 +311,49 @@ int state_parse_placers(const char *line, struct state_placers *ret)
 	return 0;
 }
 
-static int write_all(FILE *f, const struct state_entry *v, size_t n, const struct state_placers *p, size_t np)
+static int parse_unowned(const char *line, struct state_unowned *ret)
+{
+	char copy[STATE_LINE_MAX], *f[7];
+	uint64_t pid;
+	size_t len = strlen(line);
+
+	if (len && line[len - 1] == '\n')
+		len--;
+	if (len >= sizeof(copy) || strncmp(line, UNOWNED, strlen(UNOWNED)) != 0)
+		return -EBADMSG;
+	memcpy(copy, line, len);
+	copy[len] = '\0';
+	if (split(copy, f, 3) < 0 || f[3] || parse_u64(f[1], INT_MAX, &pid) < 0 || pid == 0 ||
+	    parse_u64(f[2], UINT64_MAX, &ret->start) < 0)
+		return -EBADMSG;
+	ret->pid = (pid_t)pid;
+	return 0;
+}
+
+static int write_all(FILE *f, const struct state_file *sf)
 {
 	char line[STATE_LINE_MAX];
+	size_t n = sf->n, np = sf->n_placers;
 
 	if (fputs(HEADER, f) < 0)
 		return -EIO;
 	for (size_t i = 0; i < n + np; i++) {
-		int r = i < n ? state_format(&v[i], line, sizeof(line)) : state_format_placers(&p[i - n], line, sizeof(line));
+		int r = i < n ? state_format(&sf->entries[i], line, sizeof(line))
+			      : state_format_placers(&sf->placers[i - n], line, sizeof(line));
 
 		if (r < 0)
 			return r;
 		if (fputs(line, f) < 0)
 			return -EIO;
 	}
+	for (size_t i = 0; i < sf->n_unowned; i++)
+		if (sf->unowned[i].pid <= 0 ||
+		    fprintf(f, UNOWNED "%d %" PRIu64 "\n", (int)sf->unowned[i].pid, sf->unowned[i].start) < 0)
+			return sf->unowned[i].pid <= 0 ? -EINVAL : -EIO;
 	return 0;
 }
 
-int state_save(const char *path, const struct state_entry *v, size_t n, const struct state_placers *p, size_t np)
+int state_save(const char *path, const struct state_file *sf)
 {
 	char tmp[PROCINFO_PATH_MAX];
 	FILE *f;
@@ -349,7 +377,7 @@ int state_save(const char *path, const struct state_entry *v, size_t n, const st
 		unlink(tmp);
 		return r;
 	}
-	r = write_all(f, v, n, p, np);
+	r = write_all(f, sf);
 	if (fclose(f) != 0 && r == 0)
 		r = -errno;
 	if (r == 0 && rename(tmp, path) < 0)
@@ -389,6 +417,21 @@ static int append_placers(struct state_file *sf, const struct state_placers *p, 
 	return 0;
 }
 
+static int append_unowned(struct state_file *sf, const struct state_unowned *u, size_t *cap)
+{
+	if (sf->n_unowned == *cap) {
+		size_t want = *cap ? *cap * 2 : 4;
+		struct state_unowned *v = realloc(sf->unowned, want * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		sf->unowned = v;
+		*cap = want;
+	}
+	sf->unowned[sf->n_unowned++] = *u;
+	return 0;
+}
+
 static void note_bad(struct state_file *sf, unsigned line)
 {
 	if (!sf->n_bad++)
@@ -402,8 +445,9 @@ static int read_lines(FILE *f, struct state_file *sf)
 {
 	struct state_entry en;
 	struct state_placers pl;
+	struct state_unowned un;
 	char *line = NULL;
-	size_t size = 0, cap = 0, cap_placers = 0;
+	size_t size = 0, cap = 0, cap_placers = 0, cap_unowned = 0;
 	unsigned no = 0;
 	int r = 0;
 
@@ -416,6 +460,11 @@ static int read_lines(FILE *f, struct state_file *sf)
 				note_bad(sf, no);
 			else
 				r = append_placers(sf, &pl, &cap_placers);
+		} else if (strncmp(line, UNOWNED, strlen(UNOWNED)) == 0) {
+			if (parse_unowned(line, &un) < 0 || sf->n_unowned >= STATE_ENTRIES_MAX)
+				note_bad(sf, no);
+			else
+				r = append_unowned(sf, &un, &cap_unowned);
 		} else if (state_parse(line, &en) < 0 || sf->n >= STATE_ENTRIES_MAX)
 			note_bad(sf, no);
 		else
@@ -472,6 +521,7 @@ struct state_file *state_file_free(struct state_file *f)
 		return NULL;
 	free(f->entries);
 	free(f->placers);
+	free(f->unowned);
 	free(f);
 	return NULL;
 }

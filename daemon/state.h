@@ -4,8 +4,10 @@
  * is UID:GID, or UID as an older daemon wrote it), and
  * one per key whose explicit members that left it had placers of record,
  * "placers GROUP KEY PRIVILEGED [UID:GID [UID:GID]]" (PRIVILEGED 1 where a
- * privileged placer placed one of them). The file format and its I/O only;
- * the engine decides what goes in and what comes back. */
+ * privileged placer placed one of them), and one per process that outgrew
+ * an unprivileged placement, "unowned PID START" (its cookie is no key's
+ * to claim). The file format and its I/O only; the engine decides what
+ * goes in and what comes back. */
 #pragma once
 
 #include <stddef.h>
@@ -38,11 +40,18 @@ struct state_placers {
 	struct placers placers;
 };
 
+struct state_unowned {
+	pid_t pid;
+	uint64_t start;
+};
+
 struct state_file {
 	struct state_entry *entries;
 	size_t n;
 	struct state_placers *placers;
 	size_t n_placers;
+	struct state_unowned *unowned;
+	size_t n_unowned;
 	unsigned n_bad;          /* malformed lines, skipped */
 	unsigned first_bad;      /* the first one's line number, 0: none */
 };
@@ -56,10 +65,10 @@ int state_parse(const char *line, struct state_entry *ret);
 int state_format_placers(const struct state_placers *p, char *buf, size_t size);
 int state_parse_placers(const char *line, struct state_placers *ret);
 
-/* Replace path with these entries and placers lines: written beside it,
- * then renamed over it, so a reader finds the old file or the new one,
- * never half of one. */
-int state_save(const char *path, const struct state_entry *v, size_t n, const struct state_placers *p, size_t np);
+/* Replace path with the lines of sf (n_bad and first_bad aside): written
+ * beside it, then renamed over it, so a reader finds the old file or the
+ * new one, never half of one. */
+int state_save(const char *path, const struct state_file *sf);
 /* The well-formed entries of path (-ENOENT when it does not exist, -EPERM
  * when it is not a regular file owned by root or the effective uid, or is
  * group or world writable); the malformed lines are counted in the

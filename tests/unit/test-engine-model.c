@@ -3509,39 +3509,307 @@ static void test_placement_gone_placer_rule_grave(void)
 	gone_placer_rule_key(true);
 }
 
-/* Root placed p, a process of uid 1000's, and uid 1000 placed a of its
- * own in the same group. p's child c, forked unseen, is met after p
- * exited: it may be a's or p's. Root's word holds it (uid 1000 may not
- * undo what root may have placed), not uid 1000's. */
-static void test_placement_root_and_user_child(void)
+/* The start-up adoption cannot make the rule key at once (its holder
+ * fails; it is made at the tick): the record the state file gave for the
+ * key waits for it, and c, which outgrew uid 1000's placement unseen, is
+ * not taken in as s's helper over the cookie root gives it. */
+static void test_placement_record_waits_for_late_key(void)
+{
+	const char *conf = "[Group open]\nMatchExe=/usr/bin/svc\nAllowUsers=1000\n";
+	struct engine_place rq = { .pidfd = -1, .group = "open", .origin = ORIGIN_RUN, .placer = 1000,
+				   .placer_gid = 1000, .bound = true };
+	struct fproc *s, *a, *c;
+	sc_cookie k;
+
+	e = scenario_with_state(conf);
+	if (!e)
+		return;
+	s = spawn("/usr/bin/svc", 0);
+	a = spawn("/usr/bin/job", 1000);
+	deliver(n_events);
+	if (!s || !a)
+		goto out;
+	rq.pid = a->pid;
+	CHECK(engine_place(e, &rq) == 0);
+	k = cookie_of(a);
+	c = fork_of(a);
+	if (!c)
+		goto out;
+	c->uid = 0;
+	exec_as(c, "/usr/bin/su");
+	deliver_or_lose(n_events, true);
+	op_exit(a);
+	deliver(n_events);
+	engine_state_flush_lazy(e);
+	holder_fail = 2; /* the adoption cannot make s's key yet */
+	e = restart_daemon(e, conf, false);
+	holder_fail = 0;
+	if (!e)
+		goto out;
+	deliver(n_events);
+	engine_tick(e);               /* s's key is made now */
+	engine_scan(e, false, true);
+	CHECK(!has_group(c->pid, "open"));
+	set_all(c->pid, 0, true); /* root gives c a cookie of its own */
+	engine_scan(e, false, true);
+	CHECK(cookie_of(c) != k);
+out:
+	scenario_done();
+}
+
+/* A scan during which no cookie can be read (SMT off) judged c by
+ * nothing: it does not forget the record, and once SMT is back c, which
+ * outgrew uid 1000's placement unseen, is not taken back. */
+static void test_placement_record_kept_while_smt_off(void)
 {
 	struct engine_place rq = { .pidfd = -1, .group = "open", .origin = ORIGIN_RUN, .placer = 1000,
 				   .placer_gid = 1000, .bound = true };
-	struct fproc *p, *a, *c;
-	const struct task *t;
+	struct fproc *s, *a, *c;
+	sc_cookie k;
+
+	e = scenario("[Group open]\nMatchExe=/usr/bin/svc\nAllowUsers=1000\n");
+	if (!e)
+		return;
+	s = spawn("/usr/bin/svc", 0);
+	a = spawn("/usr/bin/job", 1000);
+	deliver(n_events);
+	if (!s || !a)
+		goto out;
+	rq.pid = a->pid;
+	CHECK(engine_place(e, &rq) == 0);
+	k = cookie_of(a);
+	c = fork_of(a);
+	if (!c)
+		goto out;
+	c->uid = 0;
+	exec_as(c, "/usr/bin/su");
+	deliver_or_lose(n_events, true);
+	op_exit(a);
+	deliver(n_events);
+	smt_on = false;               /* root switches SMT off for a while */
+	engine_scan(e, false, true);  /* meets c, cannot read its cookie */
+	smt_on = true;
+	engine_tick(e);               /* SMT back: a rescan */
+	engine_scan(e, false, true);
+	CHECK(!has_group(c->pid, "open"));
+	set_all(c->pid, 0, true); /* root gives c a cookie of its own */
+	engine_scan(e, false, true);
+	CHECK(cookie_of(c) != k);
+out:
+	e = engine_free(e);
+}
+
+/* uid 1000's placement a, in a key root's rule member s holds too, forks
+ * c unseen (a double fork) and exits. c, still uid 1000's, is met as a's
+ * child, bound by uid 1000: when it then runs su (seen), the placement
+ * ends, and the cookie root gives it stands. */
+static void test_placement_rule_key_child_outgrows(void)
+{
+	struct engine_place rq = { .pidfd = -1, .group = "open", .origin = ORIGIN_RUN, .placer = 1000,
+				   .placer_gid = 1000, .bound = true };
+	struct fproc *s, *a, *m, *c;
+	sc_cookie k;
+
+	e = scenario("[Group open]\nMatchExe=/usr/bin/svc\nAllowUsers=1000\n");
+	if (!e)
+		return;
+	s = spawn("/usr/bin/svc", 0);
+	a = spawn("/usr/bin/job", 1000);
+	deliver(n_events);
+	if (!s || !a)
+		goto out;
+	rq.pid = a->pid;
+	CHECK(engine_place(e, &rq) == 0);
+	k = cookie_of(a);
+	m = fork_of(a);
+	c = m ? fork_of(m) : NULL;
+	if (!c)
+		goto out;
+	op_exit(m);
+	deliver_or_lose(n_events, true);
+	op_exit(a);
+	deliver(n_events);
+	engine_scan(e, false, true); /* meets c, uid 1000's */
+	c->uid = 0;
+	exec_as(c, "/usr/bin/su"); /* seen: events delivered */
+	deliver(n_events);
+	set_all(c->pid, 0, true); /* root gives c a cookie of its own */
+	engine_scan(e, false, true);
+	CHECK(cookie_of(c) != k);
+out:
+	e = engine_free(e);
+}
+
+/* c outgrew uid 1000's placement (a forked it, it ran su unseen, a
+ * exited) and was left out of the group; scans since forgot who placed
+ * into the key. A restart does not take c in as the rule member's helper:
+ * the state file says it outgrew a placement. */
+static void test_placement_unowned_restart_rule_key(void)
+{
+	const char *conf = "[Group open]\nMatchExe=/usr/bin/svc\nAllowUsers=1000\n";
+	struct engine_place rq = { .pidfd = -1, .group = "open", .origin = ORIGIN_RUN, .placer = 1000,
+				   .placer_gid = 1000, .bound = true };
+	struct fproc *s, *a, *c;
+	sc_cookie k;
+
+	e = scenario_with_state(conf);
+	if (!e)
+		return;
+	s = spawn("/usr/bin/svc", 0);
+	a = spawn("/usr/bin/job", 1000);
+	deliver(n_events);
+	if (!s || !a)
+		goto out;
+	rq.pid = a->pid;
+	CHECK(engine_place(e, &rq) == 0);
+	k = cookie_of(a);
+	c = fork_of(a);
+	if (!c)
+		goto out;
+	c->uid = 0;
+	exec_as(c, "/usr/bin/su");
+	deliver_or_lose(n_events, true);
+	op_exit(a);
+	deliver(n_events);
+	engine_scan(e, false, true);
+	CHECK(cookie_of(c) == k && !has_group(c->pid, "open")); /* outgrown: right */
+	engine_scan(e, false, true);
+	engine_tick(e);
+	e = restart_daemon(e, conf, false);
+	if (!e)
+		goto out;
+	deliver(n_events);
+	CHECK(!has_group(c->pid, "open"));
+	set_all(c->pid, 0, true); /* root gives c a cookie of its own */
+	engine_scan(e, false, true);
+	CHECK(cookie_of(c) != k);
+out:
+	scenario_done();
+}
+
+/* No rule: root assigned r into "open"; uid 1000 placed a and b; b ran
+ * su (seen) and outgrew its placement. a exited and scans forgot who
+ * placed into the key. After a restart b is not judged a child of r's
+ * placement (root's word): the state file says it outgrew one. */
+static void test_placement_unowned_restart_root_key(void)
+{
+	const char *conf = "[Group open]\nAllowUsers=1000\n";
+	struct engine_place rq = { .pidfd = -1, .group = "open", .origin = ORIGIN_RUN, .placer = 1000,
+				   .placer_gid = 1000, .bound = true };
+	struct fproc *r, *a, *b;
+	sc_cookie k;
+
+	e = scenario_with_state(conf);
+	if (!e)
+		return;
+	r = spawn("/usr/bin/job", 1001);
+	a = spawn("/usr/bin/job", 1000);
+	b = spawn("/usr/bin/job", 1000);
+	deliver(n_events);
+	if (!r || !a || !b)
+		goto out;
+	CHECK(engine_assign(e, r->pid, "open", NULL, ORIGIN_ASSIGN) == 0);
+	rq.pid = a->pid;
+	CHECK(engine_place(e, &rq) == 0);
+	rq.pid = b->pid;
+	CHECK(engine_place(e, &rq) == 0);
+	k = cookie_of(a);
+	b->uid = 0;
+	exec_as(b, "/usr/bin/su");
+	deliver(n_events);
+	CHECK(cookie_of(b) == k && !has_group(b->pid, "open"));
+	op_exit(a);
+	deliver(n_events);
+	engine_scan(e, false, true);
+	engine_scan(e, false, true);
+	engine_tick(e);
+	e = restart_daemon(e, conf, false);
+	if (!e)
+		goto out;
+	deliver(n_events);
+	CHECK(!has_group(b->pid, "open"));
+	set_all(b->pid, 0, true);
+	engine_scan(e, false, true);
+	CHECK(cookie_of(b) != k);
+out:
+	scenario_done();
+}
+
+/* An older daemon's line names its placer by uid only: the record it
+ * becomes (its gid not known) is written and read back. */
+static void test_placement_old_line_record_kept(void)
+{
+	const char *conf = "[Group open]\nMatchExe=/usr/bin/svc\nAllowUsers=1000\n";
+	struct state_file *sf = NULL;
+	struct fproc *s, *x;
+	FILE *f;
+
+	e = scenario_with_state(conf);
+	if (!e)
+		return;
+	s = spawn("/usr/bin/svc", 0);
+	x = spawn("/usr/bin/job", 1002);
+	deliver(n_events);
+	if (!s || !x)
+		goto out;
+	/* the old daemon's file: a placement of uid 1000's, exited since */
+	f = fopen(state_path, "w");
+	if (!f)
+		goto out;
+	fprintf(f, "# coreschedd explicit placements: PID START ORIGIN GROUP KEY [COOKIE [PLACER]]\n"
+		   "9999 1 run open - %llx 1000\n", (unsigned long long)cookie_of(s));
+	fclose(f);
+	read_fails = x->pid; /* the adoption scan misses one process: the record stays */
+	read_fails_with = -EIO;
+	e = restart_daemon(e, conf, false);
+	if (!e)
+		goto out;
+	engine_state_dirty(e);
+	engine_state_flush(e);
+	CHECK(state_load(state_path, &sf) >= 0 && sf);
+	if (sf)
+	CHECK(sf && sf->n_bad == 0 && sf->n_placers == 1);
+	state_file_free(sf);
+out:
+	scenario_done();
+}
+
+/* Root assigned r (uid 1001) into "open"; uid 1000 placed a there. a's
+ * child c (a double fork, events lost, still uid 1000's) is met: it is
+ * uid 1000's placement, though root placed into the key too, so that
+ * when c runs su (seen) the placement ends and root's cookie stands. */
+static void test_placement_user_child_beside_root_outgrows(void)
+{
+	struct engine_place rq = { .pidfd = -1, .group = "open", .origin = ORIGIN_RUN, .placer = 1000,
+				   .placer_gid = 1000, .bound = true };
+	struct fproc *r, *a, *m, *c;
+	sc_cookie k;
 
 	e = scenario("[Group open]\nAllowUsers=1000\n");
 	if (!e)
 		return;
-	p = spawn("/usr/bin/job", 1000);
+	r = spawn("/usr/bin/job", 1001);
 	a = spawn("/usr/bin/job", 1000);
 	deliver(n_events);
-	CHECK(p && a);
-	if (!p || !a)
+	if (!r || !a)
 		goto out;
-	CHECK(engine_assign(e, p->pid, "open", NULL, ORIGIN_ASSIGN) == 0);
+	CHECK(engine_assign(e, r->pid, "open", NULL, ORIGIN_ASSIGN) == 0);
 	rq.pid = a->pid;
 	CHECK(engine_place(e, &rq) == 0);
-	c = fork_of(p);
-	CHECK(c != NULL);
+	k = cookie_of(a);
+	m = fork_of(a);
+	c = m ? fork_of(m) : NULL;
 	if (!c)
 		goto out;
+	op_exit(m);
 	deliver_or_lose(n_events, true);
-	op_exit(p);
-	deliver(n_events);
 	engine_scan(e, false, true);
-	t = engine_task(e, c->pid);
-	CHECK(has_group(c->pid, "open") && t && !t->placer_bound);
+	c->uid = 0;
+	exec_as(c, "/usr/bin/su");
+	deliver(n_events);
+	set_all(c->pid, 0, true);
+	engine_scan(e, false, true);
+	CHECK(cookie_of(c) != k);
 out:
 	e = engine_free(e);
 }
@@ -4086,7 +4354,7 @@ static void test_restore_recorded_cookie_first(void)
 	en[1] = (struct state_entry){ .pid = ta->pid, .start = ta->start, .origin = ORIGIN_HOOK, .group = "ctr",
 				      .key = "x", .cookie = c };
 	e = engine_free(e);
-	CHECK(state_save(state_path, en, 2, NULL, 0) == 0);
+	CHECK(state_save(state_path, &(struct state_file){ .entries = en, .n = 2 }) == 0);
 	CHECK(engine_new_sys(&fake, 1, &e) == 0);
 	if (e) {
 		engine_set_conf(e, load_text(conf));
@@ -4700,7 +4968,13 @@ int main(void)
 	RUN(test_placement_record_kept_by_failed_read);
 	RUN(test_placement_gone_placer_rule_key);
 	RUN(test_placement_gone_placer_rule_grave);
-	RUN(test_placement_root_and_user_child);
+	RUN(test_placement_record_waits_for_late_key);
+	RUN(test_placement_record_kept_while_smt_off);
+	RUN(test_placement_rule_key_child_outgrows);
+	RUN(test_placement_unowned_restart_rule_key);
+	RUN(test_placement_unowned_restart_root_key);
+	RUN(test_placement_old_line_record_kept);
+	RUN(test_placement_user_child_beside_root_outgrows);
 	RUN(test_placement_one_user_two_gids);
 	RUN(test_key_share_sessions);
 	RUN(test_unmatched_keep);

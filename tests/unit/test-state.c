@@ -127,14 +127,14 @@ static void test_save_load(void)
 	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
 	CHECK(state_load(path, &sf) == -ENOENT && !sf);
 	fixture_put("old contents\n", "%s", path);
-	CHECK(state_save(path, v, 3, NULL, 0) == 0);
+	CHECK(state_save(path, &(struct state_file){ .entries = v, .n = 3 }) == 0);
 	CHECK(access(tmp, F_OK) < 0); /* the temporary file was renamed */
 	CHECK(state_load(path, &sf) == 0);
 	CHECK(sf && sf->n == 3 && sf->n_bad == 0);
 	for (size_t i = 0; sf && i < sf->n && i < 3; i++)
 		CHECK(same(&sf->entries[i], &v[i]));
 	sf = state_file_free(sf);
-	CHECK(state_save(path, v, 0, NULL, 0) == 0);
+	CHECK(state_save(path, &(struct state_file){ .entries = v, .n = 0 }) == 0);
 	CHECK(state_load(path, &sf) == 0 && sf && sf->n == 0);
 	sf = state_file_free(sf);
 	CHECK(state_file_free(NULL) == NULL);
@@ -153,7 +153,7 @@ static void test_save_load(void)
 	/* A failed write leaves the old file alone. */
 	struct state_entry bad = entry(13, 1, ORIGIN_RULE, "d", "");
 
-	CHECK(state_save(path, &bad, 1, NULL, 0) == -EINVAL);
+	CHECK(state_save(path, &(struct state_file){ .entries = &bad, .n = 1 }) == -EINVAL);
 	CHECK(access(tmp, F_OK) < 0);
 	CHECK(state_load(path, &sf) == 0 && sf && sf->n == 0 && sf->n_bad == 0);
 	sf = state_file_free(sf);
@@ -201,12 +201,20 @@ static void test_placers_lines(void)
 			fprintf(stderr, "  accepted: '%s'\n", bad[i]);
 		CHECK(refused);
 	}
+	/* a gid not known (an older daemon's line named none) */
+	CHECK(state_parse_placers("placers a - 0 1000:4294967295\n", &p) == 0 && p.placers.gid[0] == (gid_t)-1);
 	snprintf(path, sizeof(path), "%s/placers.state", dir);
-	CHECK(state_save(path, &en, 1, v, 3) == 0);
+	CHECK(state_save(path, &(struct state_file){ .entries = &en, .n = 1, .placers = v, .n_placers = 3,
+						    .unowned = &(struct state_unowned){ 77, 7777 }, .n_unowned = 1 }) == 0);
 	CHECK(state_load(path, &sf) == 0);
-	CHECK(sf && sf->n == 1 && sf->n_placers == 3 && sf->n_bad == 0);
+	CHECK(sf && sf->n == 1 && sf->n_placers == 3 && sf->n_unowned == 1 && sf->n_bad == 0);
 	for (size_t i = 0; sf && i < sf->n_placers && i < 3; i++)
 		CHECK(strcmp(sf->placers[i].key, v[i].key) == 0 && same_placers(&sf->placers[i].placers, &v[i].placers));
+	CHECK(sf && sf->n_unowned == 1 && sf->unowned[0].pid == 77 && sf->unowned[0].start == 7777);
+	sf = state_file_free(sf);
+	/* malformed unowned lines are counted, the rest read */
+	fixture_put("unowned 0 1\nunowned 5\nunowned 5 6 7\nunowned x 1\nunowned 5 6\n", "%s", path);
+	CHECK(state_load(path, &sf) == 0 && sf && sf->n_unowned == 1 && sf->n_bad == 4 && sf->first_bad == 1);
 	sf = state_file_free(sf);
 	unlink(path);
 }
@@ -268,7 +276,7 @@ static void test_prune_stale(void)
 	fake_stat(proc, 31, 999);
 	fake_stat(proc, 33, 303);
 	snprintf(path, sizeof(path), "%s/prune.state", dir);
-	CHECK(state_save(path, v, 4, NULL, 0) == 0);
+	CHECK(state_save(path, &(struct state_file){ .entries = v, .n = 4 }) == 0);
 	CHECK(state_load(path, &sf) == 0 && sf && sf->n == 4);
 	if (!sf)
 		return;

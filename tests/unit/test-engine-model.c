@@ -3267,6 +3267,50 @@ out:
 static void test_placement_restart_helper_follows_rules_user(void) { restart_helper_then_claimed(false); }
 static void test_placement_restart_helper_follows_rules_root(void) { restart_helper_then_claimed(true); }
 
+/* Root's service s, a member of "open" by its rule, beside uid 1000's job a
+ * that uid 1000 placed there (with_state: the daemon keeps a state file).
+ * Their key's cookie, or 0 where the set-up failed. */
+static sc_cookie svc_beside_placed(bool with_state, struct fproc **s, struct fproc **a)
+{
+	const char *conf = "[Group open]\nMatchExe=/usr/bin/svc\nAllowUsers=1000\n";
+	struct engine_place rq = { .pidfd = -1, .group = "open", .origin = ORIGIN_RUN, .placer = 1000,
+				   .placer_gid = 1000, .bound = true };
+
+	e = with_state ? scenario_with_state(conf) : scenario(conf);
+	if (!e)
+		return 0;
+	*s = spawn("/usr/bin/svc", 0);
+	*a = spawn("/usr/bin/job", 1000);
+	deliver(n_events);
+	CHECK(*s && *a);
+	if (!*s || !*a)
+		return 0;
+	rq.pid = (*a)->pid;
+	CHECK(engine_place(e, &rq) == 0);
+	CHECK(cookie_of(*a) != 0 && cookie_of(*s) == cookie_of(*a));
+	return cookie_of(*a);
+}
+
+/* a's child c, forked (through a middle process that exits, where
+ * double_fork) and run through su, every event of it lost; then a exits,
+ * seen. NULL where the fake has no room left. */
+static struct fproc *outgrown_unseen(struct fproc *a, bool double_fork)
+{
+	struct fproc *m = double_fork ? fork_of(a) : NULL, *c = double_fork ? (m ? fork_of(m) : NULL) : fork_of(a);
+
+	CHECK(c != NULL);
+	if (!c)
+		return NULL;
+	c->uid = 0;
+	exec_as(c, "/usr/bin/su");
+	if (m)
+		op_exit(m);
+	deliver_or_lose(n_events, true);
+	op_exit(a);
+	deliver(n_events);
+	return c;
+}
+
 /* Who placed a key's members that left is forgotten once a scan has met
  * every process since: uid 1000's placement a exited, a reconcile ran,
  * and root's service s then starts a helper h through a double fork whose
@@ -3275,24 +3319,12 @@ static void test_placement_restart_helper_follows_rules_root(void) { restart_hel
  * act on, left unowned). */
 static void test_placement_record_forgotten(void)
 {
-	struct engine_place rq = { .pidfd = -1, .group = "open", .origin = ORIGIN_RUN, .placer = 1000,
-				   .placer_gid = 1000, .bound = true };
 	struct fproc *s, *a, *m, *h;
 	sc_cookie k;
 
-	e = scenario("[Group open]\nMatchExe=/usr/bin/svc\nAllowUsers=1000\n");
-	if (!e)
-		return;
-	s = spawn("/usr/bin/svc", 0);
-	a = spawn("/usr/bin/job", 1000);
-	deliver(n_events);
-	CHECK(s && a);
-	if (!s || !a)
+	k = svc_beside_placed(false, &s, &a);
+	if (!k)
 		goto out;
-	rq.pid = a->pid;
-	CHECK(engine_place(e, &rq) == 0);
-	k = cookie_of(s);
-	CHECK(k != 0 && cookie_of(a) == k);
 	op_exit(a);
 	deliver(n_events);
 	engine_scan(e, false, true);
@@ -3319,34 +3351,15 @@ out:
  * meets it, and still judges it by a's placer: root's cookie stands. */
 static void test_placement_record_kept_by_failed_read(void)
 {
-	struct engine_place rq = { .pidfd = -1, .group = "open", .origin = ORIGIN_RUN, .placer = 1000,
-				   .placer_gid = 1000, .bound = true };
-	struct fproc *s, *a, *m, *c;
+	struct fproc *s, *a, *c;
 	sc_cookie k;
 
-	e = scenario("[Group open]\nMatchExe=/usr/bin/svc\nAllowUsers=1000\n");
-	if (!e)
-		return;
-	s = spawn("/usr/bin/svc", 0);
-	a = spawn("/usr/bin/job", 1000);
-	deliver(n_events);
-	CHECK(s && a);
-	if (!s || !a)
+	k = svc_beside_placed(false, &s, &a);
+	if (!k)
 		goto out;
-	rq.pid = a->pid;
-	CHECK(engine_place(e, &rq) == 0);
-	k = cookie_of(a);
-	m = fork_of(a);
-	c = m ? fork_of(m) : NULL;
-	CHECK(c != NULL);
+	c = outgrown_unseen(a, true);
 	if (!c)
 		goto out;
-	c->uid = 0;
-	exec_as(c, "/usr/bin/su");
-	op_exit(m);
-	deliver_or_lose(n_events, true);
-	op_exit(a);
-	deliver(n_events);
 	read_fails = c->pid;
 	read_fails_with = -EIO;
 	engine_scan(e, false, true);
@@ -3367,30 +3380,15 @@ out:
 static void test_placement_rule_key_record_restart(void)
 {
 	const char *conf = "[Group open]\nMatchExe=/usr/bin/svc\nAllowUsers=1000\n";
-	struct engine_place rq = { .pidfd = -1, .group = "open", .origin = ORIGIN_RUN, .placer = 1000,
-				   .placer_gid = 1000, .bound = true };
 	struct fproc *s, *a, *c;
 	sc_cookie k;
 
-	e = scenario_with_state(conf);
-	if (!e)
-		return;
-	s = spawn("/usr/bin/svc", 0);
-	a = spawn("/usr/bin/job", 1000);
-	deliver(n_events);
-	if (!s || !a)
+	k = svc_beside_placed(true, &s, &a);
+	if (!k)
 		goto out;
-	rq.pid = a->pid;
-	CHECK(engine_place(e, &rq) == 0);
-	k = cookie_of(a);
-	c = fork_of(a);
+	c = outgrown_unseen(a, false);
 	if (!c)
 		goto out;
-	c->uid = 0;
-	exec_as(c, "/usr/bin/su");
-	deliver_or_lose(n_events, true);
-	op_exit(a);
-	deliver(n_events);
 	engine_state_flush_lazy(e); /* the tick */
 	e = restart_daemon(e, conf, false);
 	if (!e)
@@ -3460,35 +3458,19 @@ out:
  * through the key's grave. */
 static void gone_placer_rule_key(bool buried)
 {
-	struct engine_place rq = { .pidfd = -1, .group = "open", .origin = ORIGIN_RUN, .placer = 1000,
-				   .placer_gid = 1000, .bound = true };
 	struct fproc *s, *a, *c;
 	sc_cookie k;
 
-	e = scenario("[Group open]\nMatchExe=/usr/bin/svc\nAllowUsers=1000\n");
-	if (!e)
-		return;
-	s = spawn("/usr/bin/svc", 0);
-	a = spawn("/usr/bin/job", 1000);
-	deliver(n_events);
-	CHECK(s && a);
-	if (!s || !a)
+	k = svc_beside_placed(false, &s, &a);
+	if (!k)
 		goto out;
-	rq.pid = a->pid;
-	CHECK(engine_place(e, &rq) == 0);
-	k = cookie_of(a);
-	CHECK(k != 0 && cookie_of(s) == k);
-	c = fork_of(a);
-	CHECK(c != NULL);
+	c = outgrown_unseen(a, false);
 	if (!c)
 		goto out;
-	c->uid = 0;
-	exec_as(c, "/usr/bin/su");
-	deliver_or_lose(n_events, true);
-	op_exit(a);
-	if (buried)
+	if (buried) {
 		op_exit(s);
-	deliver(n_events);
+		deliver(n_events);
+	}
 	engine_scan(e, false, true);
 	CHECK(cookie_of(c) == k && !has_group(c->pid, "open"));
 	set_all(c->pid, 0, true);
@@ -3516,30 +3498,15 @@ static void test_placement_gone_placer_rule_grave(void)
 static void test_placement_record_waits_for_late_key(void)
 {
 	const char *conf = "[Group open]\nMatchExe=/usr/bin/svc\nAllowUsers=1000\n";
-	struct engine_place rq = { .pidfd = -1, .group = "open", .origin = ORIGIN_RUN, .placer = 1000,
-				   .placer_gid = 1000, .bound = true };
 	struct fproc *s, *a, *c;
 	sc_cookie k;
 
-	e = scenario_with_state(conf);
-	if (!e)
-		return;
-	s = spawn("/usr/bin/svc", 0);
-	a = spawn("/usr/bin/job", 1000);
-	deliver(n_events);
-	if (!s || !a)
+	k = svc_beside_placed(true, &s, &a);
+	if (!k)
 		goto out;
-	rq.pid = a->pid;
-	CHECK(engine_place(e, &rq) == 0);
-	k = cookie_of(a);
-	c = fork_of(a);
+	c = outgrown_unseen(a, false);
 	if (!c)
 		goto out;
-	c->uid = 0;
-	exec_as(c, "/usr/bin/su");
-	deliver_or_lose(n_events, true);
-	op_exit(a);
-	deliver(n_events);
 	engine_state_flush_lazy(e);
 	holder_fail = 2; /* the adoption cannot make s's key yet */
 	e = restart_daemon(e, conf, false);
@@ -3562,30 +3529,15 @@ out:
  * outgrew uid 1000's placement unseen, is not taken back. */
 static void test_placement_record_kept_while_smt_off(void)
 {
-	struct engine_place rq = { .pidfd = -1, .group = "open", .origin = ORIGIN_RUN, .placer = 1000,
-				   .placer_gid = 1000, .bound = true };
 	struct fproc *s, *a, *c;
 	sc_cookie k;
 
-	e = scenario("[Group open]\nMatchExe=/usr/bin/svc\nAllowUsers=1000\n");
-	if (!e)
-		return;
-	s = spawn("/usr/bin/svc", 0);
-	a = spawn("/usr/bin/job", 1000);
-	deliver(n_events);
-	if (!s || !a)
+	k = svc_beside_placed(false, &s, &a);
+	if (!k)
 		goto out;
-	rq.pid = a->pid;
-	CHECK(engine_place(e, &rq) == 0);
-	k = cookie_of(a);
-	c = fork_of(a);
+	c = outgrown_unseen(a, false);
 	if (!c)
 		goto out;
-	c->uid = 0;
-	exec_as(c, "/usr/bin/su");
-	deliver_or_lose(n_events, true);
-	op_exit(a);
-	deliver(n_events);
 	smt_on = false;               /* root switches SMT off for a while */
 	engine_scan(e, false, true);  /* meets c, cannot read its cookie */
 	smt_on = true;
@@ -3605,22 +3557,12 @@ out:
  * ends, and the cookie root gives it stands. */
 static void test_placement_rule_key_child_outgrows(void)
 {
-	struct engine_place rq = { .pidfd = -1, .group = "open", .origin = ORIGIN_RUN, .placer = 1000,
-				   .placer_gid = 1000, .bound = true };
 	struct fproc *s, *a, *m, *c;
 	sc_cookie k;
 
-	e = scenario("[Group open]\nMatchExe=/usr/bin/svc\nAllowUsers=1000\n");
-	if (!e)
-		return;
-	s = spawn("/usr/bin/svc", 0);
-	a = spawn("/usr/bin/job", 1000);
-	deliver(n_events);
-	if (!s || !a)
+	k = svc_beside_placed(false, &s, &a);
+	if (!k)
 		goto out;
-	rq.pid = a->pid;
-	CHECK(engine_place(e, &rq) == 0);
-	k = cookie_of(a);
 	m = fork_of(a);
 	c = m ? fork_of(m) : NULL;
 	if (!c)
@@ -3647,30 +3589,15 @@ out:
 static void test_placement_unowned_restart_rule_key(void)
 {
 	const char *conf = "[Group open]\nMatchExe=/usr/bin/svc\nAllowUsers=1000\n";
-	struct engine_place rq = { .pidfd = -1, .group = "open", .origin = ORIGIN_RUN, .placer = 1000,
-				   .placer_gid = 1000, .bound = true };
 	struct fproc *s, *a, *c;
 	sc_cookie k;
 
-	e = scenario_with_state(conf);
-	if (!e)
-		return;
-	s = spawn("/usr/bin/svc", 0);
-	a = spawn("/usr/bin/job", 1000);
-	deliver(n_events);
-	if (!s || !a)
+	k = svc_beside_placed(true, &s, &a);
+	if (!k)
 		goto out;
-	rq.pid = a->pid;
-	CHECK(engine_place(e, &rq) == 0);
-	k = cookie_of(a);
-	c = fork_of(a);
+	c = outgrown_unseen(a, false);
 	if (!c)
 		goto out;
-	c->uid = 0;
-	exec_as(c, "/usr/bin/su");
-	deliver_or_lose(n_events, true);
-	op_exit(a);
-	deliver(n_events);
 	engine_scan(e, false, true);
 	CHECK(cookie_of(c) == k && !has_group(c->pid, "open")); /* outgrown: right */
 	engine_scan(e, false, true);

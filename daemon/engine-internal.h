@@ -32,6 +32,11 @@ struct grave {
 	uint64_t expires; /* tick */
 };
 
+struct pending_placers {
+	struct placers placers;
+	char id[]; /* "group/key" */
+};
+
 struct engine {
 	struct conf *conf;
 	const struct engine_sys *sys;
@@ -80,8 +85,8 @@ struct engine {
 	unsigned next_ghost;
 	/* Records the state file gave for keys not made yet (the start-up
 	 * adoption makes those of rule members): "group/key" -> struct
-	 * placers, taken by the key of that id when it is made, dropped with
-	 * the records (table_placers_expire). NULL: none. */
+	 * pending_placers, taken by the key of that id when it is made,
+	 * dropped with the records (table_placers_expire). NULL: none. */
 	struct hashmap *pending_placers;
 	unsigned n_ghosts;     /* slots in use: none, and forks and exits look nowhere */
 	uint64_t ticks;

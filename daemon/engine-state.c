@@ -27,9 +27,7 @@ static void entry_from(struct state_entry *en, const struct task *t)
 						      t->cookie :
 						      0,
 				    .placer = engine_origin_explicit(t->origin) && t->placer_bound ? t->placer : 0,
-				    /* the process's own gid goes unwritten, as an older
-				     * daemon wrote it (and reads it back) */
-				    .placer_gid = t->placer_gid == t->gid ? STATE_GID_UNKNOWN : t->placer_gid };
+				    .placer_gid = t->placer_gid };
 	if (t->key) {
 		snprintf(en->group, sizeof(en->group), "%s", t->key->group);
 		snprintf(en->key, sizeof(en->key), "%s", t->key->name);
@@ -62,22 +60,44 @@ static size_t collect(struct task **v, size_t n, struct state_entry *out, size_t
 /* The keys whose explicit members that left had placers of record: a
  * child they forked unseen may carry the key's cookie yet, and is judged
  * by them after a restart as before it. */
-static size_t collect_placers(struct hashmap *keys, struct state_placers **ret)
+static bool add_placers(struct state_placers *out, const char *group, size_t group_len, const char *name,
+		       const struct placers *p)
 {
-	size_t n, m = 0;
-	void **v = engine_snapshot(keys, &n);
-	struct state_placers *out = v ? calloc(n + 1, sizeof(*out)) : NULL;
+	if (!p->n && !p->privileged)
+		return false;
+	snprintf(out->group, sizeof(out->group), "%.*s", (int)group_len, group);
+	snprintf(out->key, sizeof(out->key), "%s", name);
+	out->placers = *p;
+	return true;
+}
 
-	for (size_t i = 0; out && i < n && m < STATE_ENTRIES_MAX; i++) {
-		const struct key *k = v[i];
+/* The keys (those a reload is moving too) and the records still waiting
+ * for their key (pending_placers). */
+static size_t collect_placers(const struct engine *e, struct state_placers **ret)
+{
+	size_t nk, nc, np = 0, m = 0;
+	void **keys = engine_snapshot(e->keys, &nk), **by_cookie = engine_snapshot(e->by_cookie, &nc);
+	void **pending = e->pending_placers ? engine_snapshot(e->pending_placers, &np) : NULL;
+	struct state_placers *out = keys && by_cookie && (pending || !e->pending_placers) ?
+					    calloc(nk + nc + np + 1, sizeof(*out)) :
+					    NULL;
 
-		if (!k->gone.n && !k->gone.privileged)
-			continue;
-		snprintf(out[m].group, sizeof(out[m].group), "%s", k->group);
-		snprintf(out[m].key, sizeof(out[m].key), "%s", k->name);
-		out[m++].placers = k->gone;
+	for (size_t i = 0; out && i < nk + nc && m < STATE_ENTRIES_MAX; i++) {
+		const struct key *k = i < nk ? keys[i] : by_cookie[i - nk];
+
+		if (i < nk || k->detached)
+			m += add_placers(&out[m], k->group, strlen(k->group), k->name, &k->gone);
 	}
-	free(v);
+	for (size_t i = 0; out && i < np && m < STATE_ENTRIES_MAX; i++) {
+		const struct pending_placers *q = pending[i];
+		const char *slash = strchr(q->id, '/');
+
+		if (slash)
+			m += add_placers(&out[m], q->id, (size_t)(slash - q->id), slash + 1, &q->placers);
+	}
+	free(keys);
+	free(by_cookie);
+	free(pending);
 	*ret = out;
 	return out ? m : 0;
 }
@@ -124,7 +144,7 @@ static size_t collect_unowned(struct task **v, size_t n, struct state_unowned *o
 	size_t m = 0;
 
 	for (size_t i = 0; i < n && m < max; i++)
-		if (v[i]->unowned && v[i]->cookie != 0 && v[i]->cookie != COOKIE_UNKNOWN)
+		if (v[i]->unowned && v[i]->cookie != 0) /* or not known now */
 			out[m++] = (struct state_unowned){ v[i]->pid, v[i]->start };
 	return m;
 }
@@ -142,7 +162,7 @@ void engine_state_flush(struct engine *e)
 	v = engine_snapshot(e->tasks, &n);
 	sf.entries = calloc(n + 1, sizeof(*sf.entries));
 	sf.unowned = calloc(n + 1, sizeof(*sf.unowned));
-	sf.n_placers = collect_placers(e->keys, &sf.placers);
+	sf.n_placers = collect_placers(e, &sf.placers);
 	if (!v || !sf.entries || !sf.unowned || !sf.placers) {
 		r = -ENOMEM;
 		goto out;

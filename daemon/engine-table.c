@@ -245,7 +245,7 @@ static void placers_take(struct engine *e, struct key *k, const struct placers *
 void table_placers_restored(struct engine *e, const char *id, const struct placers *p)
 {
 	struct key *k = hashmap_get_str(e->keys, id);
-	struct placers *q;
+	struct pending_placers *q;
 
 	if (k) {
 		placers_take(e, k, p);
@@ -255,22 +255,24 @@ void table_placers_restored(struct engine *e, const char *id, const struct place
 		return;
 	q = hashmap_get_str(e->pending_placers, id);
 	if (q) {
-		table_placers_merge(q, p);
+		table_placers_merge(&q->placers, p);
 		return;
 	}
-	q = malloc(sizeof(*q));
-	if (q && hashmap_put_str(e->pending_placers, id, q) == 0)
-		*q = *p;
-	else
+	q = malloc(sizeof(*q) + strlen(id) + 1);
+	if (!q)
+		return;
+	q->placers = *p;
+	strcpy(q->id, id);
+	if (hashmap_put_str(e->pending_placers, id, q) < 0)
 		free(q);
 }
 
 static void placers_pending_for(struct engine *e, struct key *k)
 {
-	struct placers *q = e->pending_placers ? hashmap_remove_str(e->pending_placers, k->id) : NULL;
+	struct pending_placers *q = e->pending_placers ? hashmap_remove_str(e->pending_placers, k->id) : NULL;
 
 	if (q)
-		placers_take(e, k, q);
+		placers_take(e, k, &q->placers);
 	free(q);
 }
 
@@ -288,8 +290,10 @@ void table_placers_pending_free(struct engine *e)
 }
 
 /* A task whose cookie is not known (SMT off, a failed read), or whose
- * placement waits for its key: it was not judged by what it carries. */
-static bool unjudged(const struct engine *e)
+ * placement waits for its key: it was not judged by what it carries. The
+ * cookies processes that outgrew a placement carry go in unowned: what
+ * they fork is judged by the record of that key as long as they live. */
+static bool unjudged(const struct engine *e, struct hashmap *unowned)
 {
 	size_t n;
 	void **v = engine_snapshot(e->tasks, &n);
@@ -299,6 +303,8 @@ static bool unjudged(const struct engine *e)
 		const struct task *t = v[i];
 
 		any = t->cookie == COOKIE_UNKNOWN || t->want || t->unsettled;
+		if (!any && t->unowned && t->cookie)
+			any = hashmap_put_u64(unowned, t->cookie, (void *)t) < 0;
 	}
 	free(v);
 	return any;
@@ -306,21 +312,26 @@ static bool unjudged(const struct engine *e)
 
 void table_placers_expire(struct engine *e)
 {
+	struct hashmap *unowned = hashmap_new(false);
 	size_t n;
 	void **v;
 
-	if (e->smt_off || unjudged(e))
+	if (!unowned || e->smt_off || unjudged(e, unowned)) {
+		hashmap_free(unowned);
 		return;
+	}
 	v = engine_snapshot(e->keys, &n);
 	for (size_t i = 0; v && i < n; i++) {
 		struct key *k = v[i];
 
-		if ((k->gone.n || k->gone.privileged) && k->gone_generation < e->generation) {
+		if ((k->gone.n || k->gone.privileged) && k->gone_generation < e->generation &&
+		    !(k->cookie && hashmap_get_u64(unowned, k->cookie))) {
 			k->gone = (struct placers){};
 			e->state_lazy = true;
 		}
 	}
 	free(v);
+	hashmap_free(unowned);
 	table_placers_pending_free(e);
 }
 

@@ -153,6 +153,11 @@ int engine_ensure(struct engine *e, struct task *t, bool repair)
 		exposure_settle(t, k); /* it runs with the group's cookie */
 		return 0;
 	}
+	/* Never for a placer that may no longer act on it (it ran su before
+	 * its fork event was read, a thread of it is new): the placement
+	 * ends there, and what it carries stays. */
+	if (engine_placement_outgrown(e, t))
+		return 0;
 	if (!smt_usable(e)) {
 		window_pending(e, t, k);
 		return -ENODEV;

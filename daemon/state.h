@@ -17,7 +17,7 @@
 #include "engine.h"
 
 #define STATE_GROUP_MAX 65       /* conf.c allows 64 characters */
-#define STATE_LINE_MAX (3 * MATCH_KEY_MAX + 128)
+#define STATE_LINE_MAX (3 * MATCH_KEY_MAX + 256)
 #define STATE_ENTRIES_MAX 65536
 #define STATE_GID_UNKNOWN ((gid_t)-1)
 

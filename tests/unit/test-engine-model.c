@@ -3451,6 +3451,306 @@ out:
 	e = engine_free(e);
 }
 
+#define USER_RQ { .pidfd = -1, .group = "open", .origin = ORIGIN_RUN, .placer = 1000, .placer_gid = 1000, .bound = true }
+
+/* c, the child of uid 1000's placement a, ran su and root gave it a
+ * cookie of its own before the daemon read its fork event: it follows a
+ * as a helper a ran, but the daemon puts nothing on it for uid 1000, who
+ * may no longer act on it; root's cookie stands. */
+static void test_placement_late_fork_event_outgrown(void)
+{
+	struct engine_place rq = USER_RQ;
+	struct fproc *a, *c;
+	sc_cookie k, x;
+
+	e = scenario("[Group open]\nAllowUsers=1000\n");
+	if (!e)
+		return;
+	a = spawn("/usr/bin/job", 1000);
+	deliver(n_events);
+	if (!a)
+		goto out;
+	rq.pid = a->pid;
+	CHECK(engine_place(e, &rq) == 0);
+	k = cookie_of(a);
+	c = fork_of(a);
+	if (!c)
+		goto out;
+	c->uid = 0;
+	exec_as(c, "/usr/bin/su");
+	set_all(c->pid, 0, true); /* root's cookie, before the daemon reads the fork */
+	x = cookie_of(c);
+	deliver(n_events);
+	CHECK(cookie_of(c) == x && x != k);
+out:
+	e = engine_free(e);
+}
+
+/* A resync meets c (ran su, carries a's cookie, a alive): it follows a,
+ * and a new thread of it, after root gave it a cookie of its own, does
+ * not get the group's cookie for uid 1000. */
+static void test_placement_thread_of_outgrown(void)
+{
+	struct engine_place rq = USER_RQ;
+	struct fproc *a, *c;
+	sc_cookie k, x;
+
+	e = scenario("[Group open]\nAllowUsers=1000\n");
+	if (!e)
+		return;
+	a = spawn("/usr/bin/job", 1000);
+	deliver(n_events);
+	if (!a)
+		goto out;
+	rq.pid = a->pid;
+	CHECK(engine_place(e, &rq) == 0);
+	k = cookie_of(a);
+	c = fork_of(a);
+	if (!c)
+		goto out;
+	c->uid = 0;
+	exec_as(c, "/usr/bin/su");
+	deliver_or_lose(n_events, true);
+	engine_resync(e);
+	set_all(c->pid, 0, true);
+	x = cookie_of(c);
+	op_thread(c);
+	deliver(n_events);
+	CHECK(cookie_of(c) == x && x != k);
+out:
+	e = engine_free(e);
+}
+
+/* b outgrew uid 1000's placement (ran su, seen); the record of who placed
+ * into the key stays while b lives; b forks c while no daemon runs: the
+ * restart does not take c in under root's word (root's r is in the key). */
+static void test_placement_unowned_child_restart(void)
+{
+	const char *conf = "[Group open]\nAllowUsers=1000\n";
+	struct engine_place rq = USER_RQ;
+	struct fproc *r, *a, *b, *c;
+	sc_cookie k;
+
+	e = scenario_with_state(conf);
+	if (!e)
+		return;
+	r = spawn("/usr/bin/job", 1001);
+	a = spawn("/usr/bin/job", 1000);
+	b = spawn("/usr/bin/job", 1000);
+	deliver(n_events);
+	if (!r || !a || !b)
+		goto out;
+	CHECK(engine_assign(e, r->pid, "open", NULL, ORIGIN_ASSIGN) == 0);
+	rq.pid = a->pid;
+	CHECK(engine_place(e, &rq) == 0);
+	rq.pid = b->pid;
+	CHECK(engine_place(e, &rq) == 0);
+	k = cookie_of(a);
+	b->uid = 0;
+	exec_as(b, "/usr/bin/su");
+	deliver(n_events);
+	CHECK(cookie_of(b) == k && !has_group(b->pid, "open"));
+	op_exit(a);
+	deliver(n_events);
+	engine_scan(e, false, true);
+	engine_scan(e, false, true);
+	engine_tick(e);
+	c = fork_of(b); /* as the daemon stops: lost */
+	e = restart_daemon(e, conf, false);
+	if (!e || !c)
+		goto out;
+	deliver(n_events);
+	set_all(c->pid, 0, true);
+	engine_scan(e, false, true);
+	CHECK(cookie_of(c) != k);
+out:
+	scenario_done();
+}
+
+/* The same without a restart: b forks c and exits, and a reconcile meets
+ * c (reparented) before c's fork event: the record still says uid 1000
+ * placed into the key, and c is not taken in under root's word. */
+static void test_placement_unowned_child_scan_first(void)
+{
+	struct engine_place rq = USER_RQ;
+	struct fproc *r, *a, *b, *c;
+	sc_cookie k;
+
+	e = scenario("[Group open]\nAllowUsers=1000\n");
+	if (!e)
+		return;
+	r = spawn("/usr/bin/job", 1001);
+	a = spawn("/usr/bin/job", 1000);
+	b = spawn("/usr/bin/job", 1000);
+	deliver(n_events);
+	if (!r || !a || !b)
+		goto out;
+	CHECK(engine_assign(e, r->pid, "open", NULL, ORIGIN_ASSIGN) == 0);
+	rq.pid = a->pid;
+	CHECK(engine_place(e, &rq) == 0);
+	rq.pid = b->pid;
+	CHECK(engine_place(e, &rq) == 0);
+	k = cookie_of(a);
+	b->uid = 0;
+	exec_as(b, "/usr/bin/su");
+	deliver(n_events);
+	op_exit(a);
+	deliver(n_events);
+	engine_scan(e, false, true);
+	engine_scan(e, false, true);
+	c = fork_of(b);
+	op_exit(b);
+	engine_scan(e, false, true); /* the reconcile, before the events */
+	deliver(n_events);
+	if (!c)
+		goto out;
+	set_all(c->pid, 0, true);
+	engine_scan(e, false, true);
+	CHECK(cookie_of(c) != k);
+out:
+	e = engine_free(e);
+}
+
+/* a, placed by uid 1000 under gid 1000, changes its gid (newgrp) while no
+ * daemon runs: the state file names the placer's gid, and the restart
+ * ends the placement; the cookie root gives a stands. */
+static void test_placement_gid_change_restart(void)
+{
+	const char *conf = "[Group open]\nAllowUsers=1000\n";
+	struct engine_place rq = USER_RQ;
+	struct fproc *a, *w;
+	sc_cookie k, x;
+
+	e = scenario_with_state(conf);
+	if (!e)
+		return;
+	a = spawn("/usr/bin/job", 1000);
+	w = spawn("/usr/bin/job", 1000);
+	deliver(n_events);
+	if (!a || !w)
+		goto out;
+	rq.pid = a->pid;
+	CHECK(engine_place(e, &rq) == 0);
+	rq.pid = w->pid;
+	CHECK(engine_place(e, &rq) == 0);
+	k = cookie_of(a);
+	engine_state_flush_lazy(e);
+	/* while no daemon runs (the restart below loses the event) */
+	a->has_gid = true;
+	a->gid = 2000;
+	exec_as(a, "/usr/bin/job"); /* newgrp's shell */
+	e = restart_daemon(e, conf, false);
+	if (!e)
+		goto out;
+	deliver(n_events);
+	set_all(a->pid, 0, true); /* root gives a a cookie of its own */
+	x = cookie_of(a);
+	engine_scan(e, false, true);
+	CHECK(cookie_of(a) == x && x != k);
+out:
+	scenario_done();
+}
+
+/* The state file is rewritten while SMT is off (no cookie can be read):
+ * b, which outgrew its placement, stays recorded as such, and a restart
+ * does not take it back. */
+static void test_placement_unowned_kept_while_smt_off(void)
+{
+	const char *conf = "[Group open]\nMatchExe=/usr/bin/svc\nAllowUsers=1000\n[Group other]\n";
+	struct engine_place rq = USER_RQ;
+	struct fproc *r, *a, *b, *o;
+	sc_cookie k;
+
+	e = scenario_with_state(conf);
+	if (!e)
+		return;
+	r = spawn("/usr/bin/svc", 0);
+	a = spawn("/usr/bin/job", 1000);
+	b = spawn("/usr/bin/job", 1000);
+	o = spawn("/usr/bin/job", 1002);
+	deliver(n_events);
+	if (!r || !a || !b || !o)
+		goto out;
+	CHECK(engine_assign(e, o->pid, "other", NULL, ORIGIN_ASSIGN) == 0);
+	rq.pid = a->pid;
+	CHECK(engine_place(e, &rq) == 0);
+	rq.pid = b->pid;
+	CHECK(engine_place(e, &rq) == 0);
+	k = cookie_of(a);
+	b->uid = 0;
+	exec_as(b, "/usr/bin/su");
+	deliver(n_events);
+	op_exit(a);
+	deliver(n_events);
+	engine_scan(e, false, true);
+	engine_scan(e, false, true);
+	engine_tick(e);
+	smt_on = false;
+	engine_scan(e, false, true);
+	op_exit(o); /* a recorded placement exits while SMT is off */
+	deliver(n_events);
+	engine_tick(e); /* the tick writes the file */
+	engine_scan(e, false, true);
+	smt_on = true;
+	e = restart_daemon(e, conf, false);
+	if (!e)
+		goto out;
+	deliver(n_events);
+	set_all(b->pid, 0, true);
+	engine_scan(e, false, true);
+	CHECK(cookie_of(b) != k);
+out:
+	scenario_done();
+}
+
+/* The daemon restarts again before the key a record waits for is made:
+ * the record is written with the rest, and c, which outgrew uid 1000's
+ * placement unseen, is still not taken in. */
+static void test_placement_pending_record_saved(void)
+{
+	const char *conf = "[Group open]\nMatchExe=/usr/bin/svc\nAllowUsers=1000\n";
+	struct engine_place rq = USER_RQ;
+	struct fproc *s, *a, *c;
+	sc_cookie k;
+
+	e = scenario_with_state(conf);
+	if (!e)
+		return;
+	s = spawn("/usr/bin/svc", 0);
+	a = spawn("/usr/bin/job", 1000);
+	deliver(n_events);
+	if (!s || !a)
+		goto out;
+	rq.pid = a->pid;
+	CHECK(engine_place(e, &rq) == 0);
+	k = cookie_of(a);
+	c = fork_of(a);
+	if (!c)
+		goto out;
+	c->uid = 0;
+	exec_as(c, "/usr/bin/su");
+	deliver_or_lose(n_events, true);
+	op_exit(a);
+	deliver(n_events);
+	engine_state_flush_lazy(e);
+	holder_fail = 2; /* the adoption cannot make s's key yet */
+	e = restart_daemon(e, conf, false);
+	holder_fail = 0;
+	if (!e)
+		goto out;
+	e = restart_daemon(e, conf, true); /* it crashes (or is restarted) before the tick */
+	if (!e)
+		goto out;
+	deliver(n_events);
+	engine_tick(e);
+	engine_scan(e, false, true);
+	set_all(c->pid, 0, true);
+	engine_scan(e, false, true);
+	CHECK(cookie_of(c) != k);
+out:
+	scenario_done();
+}
+
 /* A key that lives on through a rule's member s only, after the process
  * uid 1000 placed in it exited: that process's child c, forked and run
  * through su unseen, is not made a member kept in the key (the daemon
@@ -4893,6 +5193,13 @@ int main(void)
 	RUN(test_placement_rule_key_record_restart);
 	RUN(test_placement_record_live_placers_first);
 	RUN(test_placement_record_kept_by_failed_read);
+	RUN(test_placement_late_fork_event_outgrown);
+	RUN(test_placement_thread_of_outgrown);
+	RUN(test_placement_unowned_child_restart);
+	RUN(test_placement_unowned_child_scan_first);
+	RUN(test_placement_gid_change_restart);
+	RUN(test_placement_unowned_kept_while_smt_off);
+	RUN(test_placement_pending_record_saved);
 	RUN(test_placement_gone_placer_rule_key);
 	RUN(test_placement_gone_placer_rule_grave);
 	RUN(test_placement_record_waits_for_late_key);

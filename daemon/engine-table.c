@@ -289,11 +289,12 @@ void table_placers_pending_free(struct engine *e)
 	e->pending_placers = hashmap_free(e->pending_placers);
 }
 
-/* A task whose cookie is not known (SMT off, a failed read), or whose
- * placement waits for its key: it was not judged by what it carries. The
- * cookies processes that outgrew a placement carry go in unowned: what
- * they fork is judged by the record of that key as long as they live. */
-static bool unjudged(const struct engine *e, struct hashmap *unowned)
+/* A task whose cookie is not known (SMT off, a failed read): it was not
+ * judged by what it carries. The cookies processes that outgrew a
+ * placement carry go in unowned: what they fork is judged by the record
+ * of that key as long as they live. *waiting: a task whose placement, or
+ * key, is still to be made (a key a pending record waits for). */
+static bool unjudged(const struct engine *e, struct hashmap *unowned, bool *waiting)
 {
 	size_t n;
 	void **v = engine_snapshot(e->tasks, &n);
@@ -302,7 +303,8 @@ static bool unjudged(const struct engine *e, struct hashmap *unowned)
 	for (size_t i = 0; !any && i < n; i++) {
 		const struct task *t = v[i];
 
-		any = t->cookie == COOKIE_UNKNOWN || t->want || t->unsettled;
+		any = t->cookie == COOKIE_UNKNOWN;
+		*waiting |= t->want || (t->unsettled && !t->key);
 		if (!any && t->unowned && t->cookie)
 			any = hashmap_put_u64(unowned, t->cookie, (void *)t) < 0;
 	}
@@ -313,10 +315,11 @@ static bool unjudged(const struct engine *e, struct hashmap *unowned)
 void table_placers_expire(struct engine *e)
 {
 	struct hashmap *unowned = hashmap_new(false);
+	bool waiting = false;
 	size_t n;
 	void **v;
 
-	if (!unowned || e->smt_off || unjudged(e, unowned)) {
+	if (!unowned || e->smt_off || unjudged(e, unowned, &waiting)) {
 		hashmap_free(unowned);
 		return;
 	}
@@ -332,7 +335,8 @@ void table_placers_expire(struct engine *e)
 	}
 	free(v);
 	hashmap_free(unowned);
-	table_placers_pending_free(e);
+	if (!waiting)
+		table_placers_pending_free(e);
 }
 
 static void set_key(struct engine *e, struct task *t, struct key *k, bool alive)
@@ -488,7 +492,7 @@ int table_key_hold_from(struct engine *e, struct key *k, const struct task *t)
 {
 	int r;
 
-	if (k->holder || k->trusted || k->per != PER_PROCESS || !k->cookie || k->cookie == COOKIE_UNKNOWN ||
+	if (!k || k->holder || k->trusted || k->per != PER_PROCESS || !k->cookie || k->cookie == COOKIE_UNKNOWN ||
 	    t->key != k || t->cookie != k->cookie || e->hazard)
 		return 0;
 	r = SYS(e, holder_new, t->pid, &k->holder);

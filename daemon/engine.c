@@ -422,9 +422,23 @@ static int wanted(struct engine *e, struct task *t)
  * nobody placed, its cookie not taken for a member's (unowned). Asked
  * where the placement would be enforced: an exec, an id change, a
  * repair. */
+/* The group t is placed in, or waits to be restored to. */
+static const struct group *placed_group(const struct engine *e, const struct task *t)
+{
+	const char *slash = !t->key && t->want ? strchr(t->want, '/') : NULL;
+	char name[MATCH_KEY_MAX];
+
+	if (!e->conf || (!t->key && !slash))
+		return NULL;
+	if (t->key)
+		return conf_find_group(e->conf, t->key->group);
+	snprintf(name, sizeof(name), "%.*s", (int)(slash - t->want), t->want);
+	return conf_find_group(e->conf, name);
+}
+
 bool engine_placement_outgrown(struct engine *e, struct task *t)
 {
-	const struct group *g = t->key && e->conf ? conf_find_group(e->conf, t->key->group) : NULL;
+	const struct group *g = placed_group(e, t);
 	int r;
 
 	if (!t->placer_bound || !engine_origin_explicit(t->origin) || !e->sys->may_act)
@@ -1059,6 +1073,10 @@ static int place(struct engine *e, const struct engine_place *req, const struct 
 				t->cookie = COOKIE_UNKNOWN; /* clear even what reads 0 now */
 			r = engine_ensure(e, t, false);
 			t->unsettled = r < 0;
+			/* it ran a setuid program since it was authorized: the
+			 * placement ended as it was made */
+			if (r >= 0 && g && !t->key)
+				r = -EPERM;
 			if (r >= 0 && g)
 				(void)table_key_hold_from(e, t->key, t);
 		}

@@ -3751,6 +3751,137 @@ out:
 	scenario_done();
 }
 
+/* The target runs su between the authorization, which read it as uid
+ * 1000's, and the daemon's act: the request fails (EPERM), nothing is put
+ * on it, and the daemon goes on. */
+static int su_after_auth(void *u, pid_t pid, const struct task *cur)
+{
+	struct fproc *p = proc_of(pid);
+
+	(void)u;
+	(void)cur;
+	if (p)
+		p->uid = 0; /* the exec of su lands right after the check */
+	return 0;
+}
+
+static void test_placement_request_races_su(void)
+{
+	struct engine_place rq = USER_RQ;
+	struct fproc *a;
+	int r;
+
+	e = scenario("[Group open]\nAllowUsers=1000\n");
+	if (!e)
+		return;
+	a = spawn("/usr/bin/job", 1000);
+	deliver(n_events);
+	if (!a)
+		goto out;
+	rq.pid = a->pid;
+	rq.authorize = su_after_auth;
+	r = engine_place(e, &rq);
+	CHECK(r == -EPERM && !has_group(a->pid, "open") && cookie_of(a) == 0);
+out:
+	e = engine_free(e);
+}
+
+
+/* Lock=yes, c under no_new_privs changed ids (the placement holds, as in
+ * test_placement_lock_nnp); the daemon restarts and c's key cannot be
+ * made at once (its restore waits): the retry still finds the lock, and
+ * the placement holds. */
+static void test_placement_lock_nnp_pending_restore(void)
+{
+	const char *conf = "[Group open]\nAllowUsers=1000\nLock=yes\n";
+	struct engine_place rq = { .pidfd = -1, .group = "open", .origin = ORIGIN_ASSIGN, .placer = 1000,
+				   .placer_gid = 1000, .bound = true };
+	struct fproc *c;
+	sc_cookie k;
+
+	e = scenario_with_state(conf);
+	if (!e)
+		return;
+	c = spawn("/usr/bin/job", 1000);
+	deliver(n_events);
+	if (!c)
+		goto out;
+	rq.pid = c->pid;
+	CHECK(engine_place(e, &rq) == 0);
+	k = cookie_of(c);
+	c->nnp = true;
+	c->uid = 1001;
+	exec_as(c, "/usr/bin/job");
+	deliver(n_events);
+	CHECK(has_group(c->pid, "open") && cookie_of(c) == k);
+	engine_tick(e);
+	holder_fail = 2; /* the restore cannot make c's key at once */
+	e = restart_daemon(e, conf, false);
+	holder_fail = 0;
+	if (!e)
+		goto out;
+	engine_tick(e);
+	deliver(n_events);
+	engine_scan(e, false, true);
+	CHECK(has_group(c->pid, "open") && cookie_of(c) == k);
+out:
+	scenario_done();
+}
+
+
+/* test_placement_record_forgotten while uid 1001, in another group, holds
+ * processes that cannot get their keys (its share of MaxKeys= spent):
+ * unsettled for as long as they run, they do not keep uid 1000's record,
+ * and root's helper h met unseen later is kept and repaired. */
+static void test_placement_record_not_pinned_by_unsettled(void)
+{
+	const char *conf = "[Daemon]\nMaxKeys=16\n[Group open]\nMatchExe=/usr/bin/svc\nAllowUsers=1000\n"
+			   "[Group sandbox]\nMatchExe=/usr/bin/sandbox\nPer=process\n";
+	struct engine_place rq = { .pidfd = -1, .group = "open", .origin = ORIGIN_RUN, .placer = 1000,
+				   .placer_gid = 1000, .bound = true };
+	struct fproc *s, *a, *m, *h;
+	sc_cookie k;
+	int unsettled = 0;
+
+	e = scenario(conf);
+	if (!e)
+		return;
+	s = spawn("/usr/bin/svc", 0);
+	a = spawn("/usr/bin/job", 1000);
+	deliver(n_events);
+	if (!s || !a)
+		goto out;
+	rq.pid = a->pid;
+	CHECK(engine_place(e, &rq) == 0);
+	k = cookie_of(a);
+	for (int i = 0; i < 6; i++)
+		spawn("/usr/bin/sandbox", 1001);
+	deliver(n_events);
+	op_exit(a);
+	deliver(n_events);
+	for (int i = 0; i < 50; i++) {
+		engine_tick(e);
+		engine_scan(e, false, true);
+	}
+	for (size_t i = 0; i < MAX_PROCS; i++) {
+		const struct task *t = procs[i].alive ? engine_task(e, procs[i].pid) : NULL;
+		unsettled += t && t->unsettled;
+	}
+	m = fork_of(s);
+	h = m ? fork_of(m) : NULL;
+	if (!h)
+		goto out;
+	exec_as(h, "/usr/bin/helper");
+	op_exit(m);
+	deliver_or_lose(n_events, true);
+	engine_scan(e, false, true);
+	set_all(h->pid, 0, true); /* h leaves its cookie: a repair is due */
+	engine_scan(e, false, true);
+	CHECK(unsettled > 0 && has_group(h->pid, "open") && cookie_of(h) == k);
+out:
+	e = engine_free(e);
+}
+
 /* A key that lives on through a rule's member s only, after the process
  * uid 1000 placed in it exited: that process's child c, forked and run
  * through su unseen, is not made a member kept in the key (the daemon
@@ -5200,6 +5331,9 @@ int main(void)
 	RUN(test_placement_gid_change_restart);
 	RUN(test_placement_unowned_kept_while_smt_off);
 	RUN(test_placement_pending_record_saved);
+	RUN(test_placement_request_races_su);
+	RUN(test_placement_lock_nnp_pending_restore);
+	RUN(test_placement_record_not_pinned_by_unsettled);
 	RUN(test_placement_gone_placer_rule_key);
 	RUN(test_placement_gone_placer_rule_grave);
 	RUN(test_placement_record_waits_for_late_key);

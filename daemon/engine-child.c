@@ -324,9 +324,13 @@ void engine_judge_child(struct engine *e, struct task *t, struct task *p, const 
 	t->placer_gid = p->placer_gid;
 	t->cleared = p->cleared;
 	table_set_key(e, t, p->key);
-	if (!p->key && p->want && !t->want) {
-		t->want = strdup(p->want);
+	/* The parent's restore waits for its key: so does the child's, which
+	 * keeps the cookie it carries meanwhile (none to put on it yet). */
+	if (!p->key && p->want) {
+		if (!t->want)
+			t->want = strdup(p->want);
 		t->unsettled = true;
+		return;
 	}
 	/* A parent not yet moved off a stale key (a reload's scan meets the
 	 * child first): the child moves now, as the parent will. */

@@ -292,9 +292,10 @@ void table_placers_pending_free(struct engine *e)
 /* A task whose cookie is not known (SMT off, a failed read): it was not
  * judged by what it carries. The cookies processes that outgrew a
  * placement carry go in unowned: what they fork is judged by the record
- * of that key as long as they live. *waiting: a task whose placement, or
- * key, is still to be made (a key a pending record waits for). */
-static bool unjudged(const struct engine *e, struct hashmap *unowned, bool *waiting)
+ * of that key as long as they live. wanted: the "group/key" of each
+ * placement still waiting for its key to be made (a pending record of
+ * that key waits with it). */
+static bool unjudged(const struct engine *e, struct hashmap *unowned, struct hashmap *wanted)
 {
 	size_t n;
 	void **v = engine_snapshot(e->tasks, &n);
@@ -304,7 +305,8 @@ static bool unjudged(const struct engine *e, struct hashmap *unowned, bool *wait
 		const struct task *t = v[i];
 
 		any = t->cookie == COOKIE_UNKNOWN;
-		*waiting |= t->want || (t->unsettled && !t->key);
+		if (!any && t->want && !t->key)
+			any = hashmap_put_str(wanted, t->want, (void *)t) < 0;
 		if (!any && t->unowned && t->cookie)
 			any = hashmap_put_u64(unowned, t->cookie, (void *)t) < 0;
 	}
@@ -312,15 +314,34 @@ static bool unjudged(const struct engine *e, struct hashmap *unowned, bool *wait
 	return any;
 }
 
+/* Pending records whose key no placement waits for any more. */
+static void pending_expire(struct engine *e, const struct hashmap *wanted)
+{
+	size_t n;
+	void **v = e->pending_placers ? engine_snapshot(e->pending_placers, &n) : NULL;
+
+	for (size_t i = 0; v && i < n; i++) {
+		struct pending_placers *q = v[i];
+
+		if (!hashmap_get_str(wanted, q->id)) {
+			hashmap_remove_str(e->pending_placers, q->id);
+			free(q);
+		}
+	}
+	free(v);
+	if (e->pending_placers && !hashmap_size(e->pending_placers))
+		table_placers_pending_free(e);
+}
+
 void table_placers_expire(struct engine *e)
 {
-	struct hashmap *unowned = hashmap_new(false);
-	bool waiting = false;
+	struct hashmap *unowned = hashmap_new(false), *wanted = hashmap_new(true);
 	size_t n;
 	void **v;
 
-	if (!unowned || e->smt_off || unjudged(e, unowned, &waiting)) {
+	if (!unowned || !wanted || e->smt_off || unjudged(e, unowned, wanted)) {
 		hashmap_free(unowned);
+		hashmap_free(wanted);
 		return;
 	}
 	v = engine_snapshot(e->keys, &n);
@@ -335,8 +356,8 @@ void table_placers_expire(struct engine *e)
 	}
 	free(v);
 	hashmap_free(unowned);
-	if (!waiting)
-		table_placers_pending_free(e);
+	pending_expire(e, wanted);
+	hashmap_free(wanted);
 }
 
 static void set_key(struct engine *e, struct task *t, struct key *k, bool alive)

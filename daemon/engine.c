@@ -983,7 +983,7 @@ static int place(struct engine *e, const struct engine_place *req, const struct 
 	char name[MATCH_KEY_MAX], *prev_id = NULL;
 	struct procinfo pi;
 	struct task *t;
-	uint64_t read_ns;
+	uint64_t read_ns, prev_placed_ns = 0;
 	bool changed;
 	int fd = req->pidfd, r;
 
@@ -1057,6 +1057,7 @@ static int place(struct engine *e, const struct engine_place *req, const struct 
 		t->placer_bound = req->bound;
 		t->placer_gid = req->placer_gid;
 		t->unowned = false;
+		prev_placed_ns = t->placed_ns;
 		t->placed_ns = SYS(e, now_ns);
 		t->cleared = !g && !req->rules;
 		free(t->want); /* this request replaces a restore still pending */
@@ -1071,12 +1072,19 @@ static int place(struct engine *e, const struct engine_place *req, const struct 
 		} else {
 			if (!g)
 				t->cookie = COOKIE_UNKNOWN; /* clear even what reads 0 now */
-			r = engine_ensure(e, t, false);
+			/* It ran a setuid program since it was authorized: the
+			 * placement ends as it is made (also where it carries the
+			 * key's cookie already), and what it ran since is judged
+			 * as its events say, none of them older than a request. */
+			if (g && engine_placement_outgrown(e, t))
+				r = 0;
+			else
+				r = engine_ensure(e, t, false);
 			t->unsettled = r < 0;
-			/* it ran a setuid program since it was authorized: the
-			 * placement ended as it was made */
-			if (r >= 0 && g && !t->key)
+			if (r >= 0 && g && !t->key) {
+				t->placed_ns = prev_placed_ns;
 				r = -EPERM;
+			}
 			if (r >= 0 && g)
 				(void)table_key_hold_from(e, t->key, t);
 		}

@@ -3882,6 +3882,186 @@ out:
 	e = engine_free(e);
 }
 
+/* uid 1000's request races su into a program a rule claims: the request
+ * fails (EPERM), and the exec of su, no older than what the request read,
+ * is judged: the rule places the root process. */
+static int su_into_svc_after_auth(void *u, pid_t pid, const struct task *cur)
+{
+	struct fproc *p = proc_of(pid);
+
+	(void)u;
+	(void)cur;
+	if (p) {
+		p->uid = 0;
+		exec_as(p, "/usr/bin/svc");
+	}
+	return 0;
+}
+
+static void test_placement_request_races_su_exec_judged(void)
+{
+	struct engine_place rq = USER_RQ;
+	struct fproc *a, *s;
+	int r;
+
+	e = scenario("[Group open]\nAllowUsers=1000\n[Group svc]\nMatchExe=/usr/bin/svc\n");
+	if (!e)
+		return;
+	s = spawn("/usr/bin/svc", 0);
+	a = spawn("/usr/bin/job", 1000);
+	deliver(n_events);
+	if (!a || !s)
+		goto out;
+	rq.pid = a->pid;
+	rq.authorize = su_into_svc_after_auth;
+	r = engine_place(e, &rq);
+	deliver(n_events); /* su's exec event */
+	engine_tick(e);
+	CHECK(r == -EPERM);
+	CHECK(has_group(a->pid, "svc") && cookie_of(a) == cookie_of(s));
+	engine_scan(e, false, true);
+out:
+	e = engine_free(e);
+}
+
+/* A record the state file gave for "open/", whose key the adoption does
+ * not make (no svc runs), is not kept by uid 1001's sandbox processes
+ * that wait for keys of their own: root's svc, started much later, makes
+ * a key without it, and svc's helper h met unseen is kept and repaired. */
+static void test_placement_pending_record_not_pinned(void)
+{
+	const char *conf = "[Daemon]\nMaxKeys=16\n[Group open]\nMatchExe=/usr/bin/svc\nAllowUsers=1000\n"
+			   "[Group sandbox]\nMatchExe=/usr/bin/sandbox\nPer=process\n";
+	struct engine_place rq = USER_RQ;
+	struct fproc *s, *a, *s2, *m, *h;
+	sc_cookie k2;
+
+	e = scenario_with_state(conf);
+	if (!e)
+		return;
+	s = spawn("/usr/bin/svc", 0);
+	a = spawn("/usr/bin/job", 1000);
+	deliver(n_events);
+	if (!s || !a)
+		goto out;
+	rq.pid = a->pid;
+	CHECK(engine_place(e, &rq) == 0);
+	for (int i = 0; i < 6; i++)
+		spawn("/usr/bin/sandbox", 1001);
+	deliver(n_events);
+	op_exit(a);
+	deliver(n_events);
+	engine_state_flush_lazy(e);
+	engine_tick(e);
+	op_exit(s); /* svc stops while no daemon runs */
+	e = restart_daemon(e, conf, true);
+	if (!e)
+		goto out;
+	for (int i = 0; i < 6; i++) /* uid 1001 spends its share of MaxKeys= */
+		spawn("/usr/bin/sandbox", 1001);
+	deliver(n_events);
+	for (int i = 0; i < 20; i++) {
+		engine_tick(e);
+		engine_scan(e, false, true);
+	}
+	s2 = spawn("/usr/bin/svc", 0); /* root starts svc, a fresh key */
+	deliver(n_events);
+	if (!s2)
+		goto out;
+	k2 = cookie_of(s2);
+	m = fork_of(s2);
+	h = m ? fork_of(m) : NULL;
+	if (!h)
+		goto out;
+	exec_as(h, "/usr/bin/helper");
+	op_exit(m);
+	deliver_or_lose(n_events, true);
+	engine_scan(e, false, true);
+	set_all(h->pid, 0, true);
+	engine_scan(e, false, true);
+	CHECK(k2 != 0 && has_group(h->pid, "open") && cookie_of(h) == k2);
+out:
+	scenario_done();
+}
+
+/* a already runs in uid 1000's placement (cookie U); uid 1000 asks again
+ * for the same group while a runs su into root's /usr/bin/svc: though a
+ * carries the key's cookie already, the request fails, and svc's rule
+ * places the root process, not the user's placement. */
+static void test_placement_rerequest_races_su(void)
+{
+	struct engine_place rq = USER_RQ;
+	struct fproc *a, *s, *b;
+	sc_cookie u;
+	int r;
+
+	e = scenario("[Group open]\nAllowUsers=1000\n[Group svc]\nMatchExe=/usr/bin/svc\n");
+	if (!e)
+		return;
+	s = spawn("/usr/bin/svc", 0);
+	a = spawn("/usr/bin/job", 1000);
+	b = spawn("/usr/bin/job", 1000);
+	deliver(n_events);
+	if (!a || !s || !b)
+		goto out;
+	rq.pid = a->pid;
+	CHECK(engine_place(e, &rq) == 0);
+	rq.pid = b->pid;
+	CHECK(engine_place(e, &rq) == 0);
+	u = cookie_of(a);
+	rq.pid = a->pid;
+	rq.authorize = su_into_svc_after_auth;
+	r = engine_place(e, &rq);
+	deliver(n_events); /* su's exec event */
+	engine_tick(e);
+	CHECK(r == -EPERM);
+	CHECK(!has_group(a->pid, "open") && cookie_of(a) != u);
+	CHECK(has_group(a->pid, "svc") && cookie_of(a) == cookie_of(s));
+	engine_scan(e, false, true);
+out:
+	e = engine_free(e);
+}
+
+/* Root's placement a waits for its key after a restart (its restore
+ * failed once); a forks c, seen: c waits with it, keeping the cookie it
+ * inherited, and joins the key once it is made. */
+static void test_placement_child_of_waiting_restore(void)
+{
+	const char *conf = "[Group open]\nAllowUsers=1000\n";
+	struct engine_place rq = { .pidfd = -1, .group = "open", .origin = ORIGIN_ASSIGN, .placer = 0 };
+	struct fproc *a, *c;
+	sc_cookie k;
+
+	e = scenario_with_state(conf);
+	if (!e)
+		return;
+	a = spawn("/usr/bin/job", 0);
+	deliver(n_events);
+	if (!a)
+		goto out;
+	rq.pid = a->pid;
+	CHECK(engine_place(e, &rq) == 0);
+	k = cookie_of(a);
+	engine_tick(e);
+	holder_fail = 2;
+	e = restart_daemon(e, conf, false);
+	holder_fail = 0;
+	if (!e)
+		goto out;
+	c = fork_of(a);
+	deliver(n_events);
+	if (!c)
+		goto out;
+	CHECK(cookie_of(a) == k && cookie_of(c) == k);
+	holder_fail = 50; /* the key stays unmakeable a while */
+	for (int i = 0; i < 5; i++)
+		engine_tick(e);
+	holder_fail = 0;
+	engine_tick(e);
+out:
+	scenario_done();
+}
+
 /* A key that lives on through a rule's member s only, after the process
  * uid 1000 placed in it exited: that process's child c, forked and run
  * through su unseen, is not made a member kept in the key (the daemon
@@ -5334,6 +5514,10 @@ int main(void)
 	RUN(test_placement_request_races_su);
 	RUN(test_placement_lock_nnp_pending_restore);
 	RUN(test_placement_record_not_pinned_by_unsettled);
+	RUN(test_placement_request_races_su_exec_judged);
+	RUN(test_placement_rerequest_races_su);
+	RUN(test_placement_pending_record_not_pinned);
+	RUN(test_placement_child_of_waiting_restore);
 	RUN(test_placement_gone_placer_rule_key);
 	RUN(test_placement_gone_placer_rule_grave);
 	RUN(test_placement_record_waits_for_late_key);

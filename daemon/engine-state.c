@@ -367,7 +367,8 @@ static void restore_inherited(struct engine *e, struct hashmap *by_cookie)
 		struct key *k = t->cookie ? hashmap_get_u64(by_cookie, t->cookie) : NULL;
 		int r;
 
-		if (!k || t->unowned || t->key == k || (engine_origin_explicit(t->origin) && t->key) ||
+		/* a placement of its own, or one waiting for its key */
+		if (!k || t->unowned || t->key == k || (engine_origin_explicit(t->origin) && (t->key || t->want)) ||
 		    rules_agree(e, t, k))
 			continue;
 		/* An unprivileged placement binds only what its placer may act

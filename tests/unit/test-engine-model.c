@@ -4062,6 +4062,47 @@ out:
 	scenario_done();
 }
 
+/* uid 1000's placement a cannot be restored at once (its key's holder
+ * fails) while root's r, in the same key, is: a waits for its key as uid
+ * 1000's placement, not judged as a child of r's (root's word), so that
+ * after it runs su the cookie root gives it stands. */
+static void test_placement_waiting_restore_keeps_placer(void)
+{
+	const char *conf = "[Group open]\nAllowUsers=1000\n";
+	struct engine_place rq = USER_RQ;
+	struct fproc *a, *r;
+	sc_cookie x;
+
+	e = scenario_with_state(conf);
+	if (!e)
+		return;
+	a = spawn("/usr/bin/job", 1000);
+	r = spawn("/usr/bin/job", 1001);
+	deliver(n_events);
+	CHECK(a && r);
+	if (!a || !r)
+		goto out;
+	rq.pid = a->pid;
+	CHECK(engine_place(e, &rq) == 0);
+	CHECK(engine_assign(e, r->pid, "open", NULL, ORIGIN_ASSIGN) == 0);
+	engine_tick(e);
+	holder_fail = 2;
+	e = restart_daemon(e, conf, false);
+	holder_fail = 0;
+	if (!e)
+		goto out;
+	a->uid = 0;
+	exec_as(a, "/usr/bin/su");
+	set_all(a->pid, 0, true);
+	x = cookie_of(a);
+	deliver(n_events);
+	engine_tick(e);
+	engine_scan(e, false, true);
+	CHECK(cookie_of(a) == x);
+out:
+	scenario_done();
+}
+
 /* A key that lives on through a rule's member s only, after the process
  * uid 1000 placed in it exited: that process's child c, forked and run
  * through su unseen, is not made a member kept in the key (the daemon
@@ -5518,6 +5559,7 @@ int main(void)
 	RUN(test_placement_rerequest_races_su);
 	RUN(test_placement_pending_record_not_pinned);
 	RUN(test_placement_child_of_waiting_restore);
+	RUN(test_placement_waiting_restore_keeps_placer);
 	RUN(test_placement_gone_placer_rule_key);
 	RUN(test_placement_gone_placer_rule_grave);
 	RUN(test_placement_record_waits_for_late_key);

@@ -413,15 +413,6 @@ static int wanted(struct engine *e, struct task *t)
 	return 0;
 }
 
-/* An unprivileged caller's placement binds a process only while that
- * caller may act on it as the kernel would let it: once the process runs
- * as another user, setuid or setgid, undumpable or with capabilities (a
- * setuid program its placement ran), the placement ends. The daemon then
- * enforces nothing the placer chose: the process keeps the cookie it
- * carries, as it would without the daemon, and the rules judge it as one
- * nobody placed, its cookie not taken for a member's (unowned). Asked
- * where the placement would be enforced: an exec, an id change, a
- * repair. */
 /* The group t is placed in, or waits to be restored to. */
 static const struct group *placed_group(const struct engine *e, const struct task *t)
 {
@@ -436,6 +427,15 @@ static const struct group *placed_group(const struct engine *e, const struct tas
 	return conf_find_group(e->conf, name);
 }
 
+/* An unprivileged caller's placement binds a process only while that
+ * caller may act on it as the kernel would let it: once the process runs
+ * as another user, setuid or setgid, undumpable or with capabilities (a
+ * setuid program its placement ran), the placement ends. The daemon then
+ * enforces nothing the placer chose: the process keeps the cookie it
+ * carries, as it would without the daemon, and the rules judge it as one
+ * nobody placed, its cookie not taken for a member's (unowned). Asked
+ * where the placement would be enforced: an exec, an id change, a
+ * repair. */
 bool engine_placement_outgrown(struct engine *e, struct task *t)
 {
 	const struct group *g = placed_group(e, t);

@@ -113,6 +113,7 @@ static bool follows(struct engine *e, const struct task *t, const struct task *p
 
 struct placer_vote {
 	const struct key *k;
+	const char *id;       /* k's id, where a placement may wait for k */
 	struct placers bound; /* the unprivileged placers */
 	uid_t placer;         /* the privileged one, while they share one */
 	bool seen, mixed;
@@ -123,7 +124,10 @@ static void vote_placer(void *userdata, void *value)
 	const struct task *o = value;
 	struct placer_vote *v = userdata;
 
-	if (o->key != v->k || !engine_origin_explicit(o->origin))
+	if (!engine_origin_explicit(o->origin))
+		return;
+	/* a placement in k, or one whose restore waits for k to be made */
+	if (o->key != v->k && !(v->id && !o->key && o->want && !strcmp(o->want, v->id)))
 		return;
 	if (o->placer_bound) {
 		table_placers_add(&v->bound, o->placer, o->placer_gid);
@@ -150,7 +154,7 @@ static void vote_placer(void *userdata, void *value)
  * Otherwise the privileged placer they share, or root where they differ. */
 void engine_inherit_placer(struct engine *e, struct task *t, const struct key *k, const struct placers *gone)
 {
-	struct placer_vote v = { .k = k };
+	struct placer_vote v = { .k = k, .id = k && e->restores_wait ? k->id : NULL };
 	int pick = -1;
 
 	/* the live members' placers first: two are kept */
@@ -173,6 +177,26 @@ void engine_inherit_placer(struct engine *e, struct task *t, const struct key *k
 	t->placer_gid = v.bound.gid[pick];
 }
 
+static void find_waiting(void *userdata, void *value)
+{
+	const struct task *o = value;
+	struct placer_vote *v = userdata;
+
+	if (!o->key && o->want && engine_origin_explicit(o->origin) && !strcmp(o->want, v->id))
+		v->seen = true;
+}
+
+/* Does an explicit placement wait for k to be made (its restore failed)?
+ * Its children may carry k's cookie, inherited before the restart. */
+static bool placement_waits_for(struct engine *e, const struct key *k)
+{
+	struct placer_vote v = { .k = k, .id = k->id };
+
+	if (e->restores_wait)
+		hashmap_foreach(e->tasks, find_waiting, &v);
+	return v.seen;
+}
+
 int engine_join_placement(struct engine *e, struct task *t)
 {
 	const struct grave *gr;
@@ -183,7 +207,7 @@ int engine_join_placement(struct engine *e, struct task *t)
 		return 0; /* below a placement its ancestor outgrew; or none */
 	k = table_key_carrying(e, t->cookie);
 	gr = k ? NULL : table_grave(e, t->cookie);
-	if (k && (k->n_explicit || k->gone.n)) {
+	if (k && (k->n_explicit || k->gone.n || placement_waits_for(e, k))) {
 		engine_inherit_placer(e, t, k, &k->gone);
 		table_set_origin(e, t, ORIGIN_INHERITED);
 		table_set_key(e, t, k);

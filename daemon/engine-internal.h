@@ -88,6 +88,10 @@ struct engine {
 	 * pending_placers, taken by the key of that id when it is made,
 	 * dropped with the records (table_placers_expire). NULL: none. */
 	struct hashmap *pending_placers;
+	/* An explicit placement may be waiting for its key (a restore that
+	 * failed): set by the restore, cleared by the scan that finds none
+	 * (table_placers_expire). Spares the walk that looks for them. */
+	bool restores_wait;
 	unsigned n_ghosts;     /* slots in use: none, and forks and exits look nowhere */
 	uint64_t ticks;
 	struct hashmap *exposure; /* group name -> untagged CPU time (engine-exposure.c) */

@@ -291,6 +291,7 @@ static int restore_one(struct engine *e, const struct state_entry *en, struct ha
 		table_set_origin(e, t, en->origin);
 		restore_placer(t, en);
 		t->unsettled = true;
+		e->restores_wait = true;
 		return 0;
 	}
 	table_set_origin(e, t, en->origin);

@@ -356,6 +356,7 @@ void table_placers_expire(struct engine *e)
 	}
 	free(v);
 	hashmap_free(unowned);
+	e->restores_wait = hashmap_size(wanted) > 0;
 	pending_expire(e, wanted);
 	hashmap_free(wanted);
 }

@@ -975,6 +975,25 @@ const struct conf *engine_conf(const struct engine *e)
 	return e->conf;
 }
 
+/* A request that failed as it was made (the process outgrew the placement
+ * it asked for): what the request before it left stands, for the
+ * children forked before either. */
+static void request_undone(struct task *t, struct task *past)
+{
+	free(t->prev);
+	t->prev = past->prev;
+	past->prev = NULL;
+	t->prev_session = past->prev_session;
+	t->prev_cleared = past->prev_cleared;
+	t->prev_uncleared_ns = past->prev_uncleared_ns;
+	t->prev_clear_ns = past->prev_clear_ns;
+	t->prev_cookie = past->prev_cookie;
+	t->prev_placer = past->prev_placer;
+	t->prev_placer_gid = past->prev_placer_gid;
+	t->prev_placer_bound = past->prev_placer_bound;
+	t->placed_ns = past->placed_ns;
+}
+
 /* An explicit decision about one process: the key of group g named
  * req->key (or as g's Per= names it), or cookie 0 without g. The pidfd,
  * open throughout, proves that the process read is the one acted on. */
@@ -982,8 +1001,8 @@ static int place(struct engine *e, const struct engine_place *req, const struct 
 {
 	char name[MATCH_KEY_MAX], *prev_id = NULL;
 	struct procinfo pi;
-	struct task *t;
-	uint64_t read_ns, prev_placed_ns = 0;
+	struct task *t, past;
+	uint64_t read_ns;
 	bool changed;
 	int fd = req->pidfd, r;
 
@@ -1039,7 +1058,11 @@ static int place(struct engine *e, const struct engine_place *req, const struct 
 			engine_state_dirty(e);
 		else if (g || t->recorded)
 			e->state_lazy = true;
-		free(t->prev); /* children forked before now inherit what it was */
+		/* What children forked before the last request inherit, kept
+		 * until this request takes: if it fails (EPERM below), they
+		 * still inherit that. */
+		past = *t;
+		/* children forked before now inherit what it was */
 		t->prev = engine_origin_explicit(t->origin) && prev_id ? prev_id : NULL;
 		t->prev_session = t->origin == ORIGIN_SESSION;
 		if (t->prev)
@@ -1057,7 +1080,6 @@ static int place(struct engine *e, const struct engine_place *req, const struct 
 		t->placer_bound = req->bound;
 		t->placer_gid = req->placer_gid;
 		t->unowned = false;
-		prev_placed_ns = t->placed_ns;
 		t->placed_ns = SYS(e, now_ns);
 		t->cleared = !g && !req->rules;
 		free(t->want); /* this request replaces a restore still pending */
@@ -1082,12 +1104,13 @@ static int place(struct engine *e, const struct engine_place *req, const struct 
 				r = engine_ensure(e, t, false);
 			t->unsettled = r < 0;
 			if (r >= 0 && g && !t->key) {
-				t->placed_ns = prev_placed_ns;
+				request_undone(t, &past);
 				r = -EPERM;
 			}
 			if (r >= 0 && g)
 				(void)table_key_hold_from(e, t->key, t);
 		}
+		free(past.prev); /* NULL where request_undone() took it back */
 		if (r >= 0 && !SYS(e, pidfd_alive, fd))
 			r = -ESRCH;
 	}

@@ -3787,6 +3787,41 @@ out:
 }
 
 
+/* uid 1000 placed a in "open", forked c (its fork event not read yet), and
+ * moved a to "two"; a then runs su and a third request fails (EPERM). c,
+ * forked before the move, carries "open"'s cookie and is a's child there,
+ * as it was before the failed request: not moved to "two". */
+static void test_placement_failed_request_keeps_past(void)
+{
+	struct engine_place rq = USER_RQ;
+	struct fproc *a, *c;
+	sc_cookie k0;
+
+	e = scenario("[Group open]\nAllowUsers=1000\n[Group two]\nAllowUsers=1000\n");
+	if (!e)
+		return;
+	a = spawn("/usr/bin/job", 1000);
+	deliver(n_events);
+	if (!a)
+		goto out;
+	rq.pid = a->pid;
+	CHECK(engine_place(e, &rq) == 0);
+	k0 = cookie_of(a);
+	c = fork_of(a);
+	CHECK(c != NULL && k0 != 0);
+	if (!c)
+		goto out;
+	rq.group = "two";
+	CHECK(engine_place(e, &rq) == 0 && cookie_of(a) != k0);
+	rq.authorize = su_after_auth;
+	CHECK(engine_place(e, &rq) == -EPERM);
+	deliver(n_events);
+	CHECK(cookie_of(c) == k0 && has_group(c->pid, "open"));
+out:
+	e = engine_free(e);
+}
+
+
 /* Lock=yes, c under no_new_privs changed ids (the placement holds, as in
  * test_placement_lock_nnp); the daemon restarts and c's key cannot be
  * made at once (its restore waits): the retry still finds the lock, and
@@ -4099,6 +4134,86 @@ static void test_placement_waiting_restore_keeps_placer(void)
 	engine_tick(e);
 	engine_scan(e, false, true);
 	CHECK(cookie_of(a) == x);
+out:
+	scenario_done();
+}
+
+/* As above, and a had forked c while the daemon was down: met at
+ * start-up with the key's cookie while a's restore waits, c is a's child
+ * (uid 1000's placement), not r's (root's word). After c runs su, the
+ * cookie root gives it stands. */
+static void test_placement_child_of_waiting_user_restore(void)
+{
+	const char *conf = "[Group open]\nAllowUsers=1000\n";
+	struct engine_place rq = USER_RQ;
+	struct fproc *a, *r, *c;
+	sc_cookie x;
+
+	e = scenario_with_state(conf);
+	if (!e)
+		return;
+	a = spawn("/usr/bin/job", 1000);
+	r = spawn("/usr/bin/job", 1001);
+	deliver(n_events);
+	CHECK(a && r);
+	if (!a || !r)
+		goto out;
+	rq.pid = a->pid;
+	CHECK(engine_place(e, &rq) == 0);
+	CHECK(engine_assign(e, r->pid, "open", NULL, ORIGIN_ASSIGN) == 0);
+	engine_tick(e);
+	c = fork_of(a);
+	CHECK(c != NULL);
+	if (!c)
+		goto out;
+	holder_fail = 2;
+	e = restart_daemon(e, conf, false);
+	holder_fail = 0;
+	if (!e)
+		goto out;
+	c->uid = 0;
+	exec_as(c, "/usr/bin/su");
+	set_all(c->pid, 0, true);
+	x = cookie_of(c);
+	deliver(n_events);
+	engine_tick(e);
+	engine_scan(e, false, true);
+	CHECK(cookie_of(c) == x);
+out:
+	scenario_done();
+}
+
+/* The same where the key's only other member is root's service s, a
+ * rule's (the start-up adoption makes the key while a's restore waits):
+ * c is a's child, not s's helper kept in the key. */
+static void test_placement_child_of_waiting_user_restore_rule_key(void)
+{
+	const char *conf = "[Group open]\nMatchExe=/usr/bin/svc\nAllowUsers=1000\n";
+	struct fproc *s, *a, *c;
+	sc_cookie k, x;
+
+	k = svc_beside_placed(true, &s, &a);
+	if (!k)
+		goto out;
+	engine_tick(e);
+	c = fork_of(a);
+	CHECK(c != NULL);
+	if (!c)
+		goto out;
+	holder_fail = 2;
+	e = restart_daemon(e, conf, false);
+	holder_fail = 0;
+	if (!e)
+		goto out;
+	CHECK(cookie_of(s) == k && cookie_of(c) == k);
+	c->uid = 0;
+	exec_as(c, "/usr/bin/su");
+	set_all(c->pid, 0, true);
+	x = cookie_of(c);
+	deliver(n_events);
+	engine_tick(e);
+	engine_scan(e, false, true);
+	CHECK(cookie_of(c) == x && cookie_of(s) == k);
 out:
 	scenario_done();
 }
@@ -5553,6 +5668,7 @@ int main(void)
 	RUN(test_placement_unowned_kept_while_smt_off);
 	RUN(test_placement_pending_record_saved);
 	RUN(test_placement_request_races_su);
+	RUN(test_placement_failed_request_keeps_past);
 	RUN(test_placement_lock_nnp_pending_restore);
 	RUN(test_placement_record_not_pinned_by_unsettled);
 	RUN(test_placement_request_races_su_exec_judged);
@@ -5560,6 +5676,8 @@ int main(void)
 	RUN(test_placement_pending_record_not_pinned);
 	RUN(test_placement_child_of_waiting_restore);
 	RUN(test_placement_waiting_restore_keeps_placer);
+	RUN(test_placement_child_of_waiting_user_restore);
+	RUN(test_placement_child_of_waiting_user_restore_rule_key);
 	RUN(test_placement_gone_placer_rule_key);
 	RUN(test_placement_gone_placer_rule_grave);
 	RUN(test_placement_record_waits_for_late_key);

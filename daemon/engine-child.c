@@ -34,21 +34,21 @@ bool engine_same_program(const struct task *p, const struct procinfo *pi)
  * parent was then: an explicit placement it replaced. */
 static bool inherit_prev(struct engine *e, struct task *t, const struct task *p)
 {
-	const char *slash = strchr(p->prev, '/');
+	const char *slash = strchr(p->prev.id, '/');
 	char group[MATCH_KEY_MAX];
 	const struct group *g;
 
-	snprintf(group, sizeof(group), "%.*s", slash ? (int)(slash - p->prev) : 0, p->prev);
+	snprintf(group, sizeof(group), "%.*s", slash ? (int)(slash - p->prev.id) : 0, p->prev.id);
 	g = slash ? conf_find_group(e->conf, group) : NULL;
 	if (!g || table_join(e, t, g, slash + 1, !g->trusted && t->cookie && t->cookie != COOKIE_UNKNOWN ? t->pid : 0) < 0)
 		return false;
 	if (t->key->per == PER_PROCESS && t->key->cookie == 0 && t->cookie && t->cookie != COOKIE_UNKNOWN)
 		table_key_cookie(e, t->key, t->cookie);
-	table_set_origin(e, t, p->prev_session ? child_origin(ORIGIN_SESSION) : ORIGIN_INHERITED);
+	table_set_origin(e, t, p->prev.session ? child_origin(ORIGIN_SESSION) : ORIGIN_INHERITED);
 	/* who placed what it inherited, not who placed its parent since */
-	t->placer = p->prev_placer;
-	t->placer_bound = p->prev_placer_bound;
-	t->placer_gid = p->prev_placer_gid;
+	t->placer = p->prev.placer;
+	t->placer_bound = p->prev.placer_bound;
+	t->placer_gid = p->prev.placer_gid;
 	if (engine_placement_outgrown(e, t))
 		(void)engine_evaluate(e, t, false);
 	else
@@ -245,7 +245,7 @@ static bool forked_before_request(const struct task *p, const struct task *t, ui
 		return false;
 	if (forked_ns)
 		return forked_ns < p->placed_ns;
-	return t->cookie != COOKIE_UNKNOWN && p->prev_cookie != COOKIE_UNKNOWN && t->cookie == p->prev_cookie &&
+	return t->cookie != COOKIE_UNKNOWN && p->prev.cookie != COOKIE_UNKNOWN && t->cookie == p->prev.cookie &&
 	       t->cookie != p->cookie;
 }
 
@@ -255,7 +255,7 @@ static bool cleared_at_fork(const struct task *p, bool before, uint64_t forked_n
 {
 	if (!before)
 		return p->cleared;
-	return p->prev_cleared && !(p->prev_uncleared_ns && forked_ns > p->prev_uncleared_ns);
+	return p->prev.cleared && !(p->prev.uncleared_ns && forked_ns > p->prev.uncleared_ns);
 }
 
 /* t carried cookie c, which the daemon has just taken away as never its
@@ -321,7 +321,7 @@ void engine_judge_child(struct engine *e, struct task *t, struct task *p, const 
 	 * carry too: the kernel's leftover, no member's. */
 	if (p && p->unowned)
 		t->unowned = true;
-	if (before && p->prev && inherit_prev(e, t, p))
+	if (before && p->prev.id && inherit_prev(e, t, p))
 		return;
 	if (!before && per_process_helper(e, t, p, pi, forked_ns))
 		return;
@@ -426,7 +426,7 @@ void engine_ghost_note(struct engine *e, const struct task *t)
 {
 	struct task *g;
 
-	if (!t->cleared && !t->prev_cleared) {
+	if (!t->cleared && !t->prev.cleared) {
 		engine_ghost_forget(e, t->pid); /* an earlier process's, under a reused pid */
 		return;
 	}
@@ -434,9 +434,9 @@ void engine_ghost_note(struct engine *e, const struct task *t)
 	g->start = t->start;
 	g->cookie = t->cookie;
 	g->cleared = t->cleared;
-	g->prev_cleared = t->prev_cleared;
-	g->prev_uncleared_ns = t->prev_uncleared_ns;
-	g->prev_cookie = t->prev_cookie;
+	g->prev.cleared = t->prev.cleared;
+	g->prev.uncleared_ns = t->prev.uncleared_ns;
+	g->prev.cookie = t->prev.cookie;
 	g->placed_ns = t->placed_ns;
 }
 

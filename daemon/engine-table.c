@@ -664,7 +664,7 @@ void table_drop(struct engine *e, struct task *t)
 	program_leave(e, t);
 	free(t->cgroup);
 	free(t->want);
-	free(t->prev);
+	free(t->prev.id);
 	free(t->exposure_group);
 	free(t);
 }

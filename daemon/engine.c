@@ -857,9 +857,9 @@ static void unclear_before_request(struct engine *e, const struct procmon_event 
 {
 	struct task *t = engine_task(e, ev->tgid);
 
-	if (ev->kind != PROCMON_COMM && t->prev_cleared && !t->prev_uncleared_ns &&
-	    ev->timestamp_ns > t->prev_clear_ns)
-		t->prev_uncleared_ns = ev->timestamp_ns;
+	if (ev->kind != PROCMON_COMM && t->prev.cleared && !t->prev.uncleared_ns &&
+	    ev->timestamp_ns > t->prev.clear_ns)
+		t->prev.uncleared_ns = ev->timestamp_ns;
 }
 
 /* The exec or id change ev reports could not be read (r): what the event
@@ -975,25 +975,6 @@ const struct conf *engine_conf(const struct engine *e)
 	return e->conf;
 }
 
-/* A request that failed as it was made (the process outgrew the placement
- * it asked for): what the request before it left stands, for the
- * children forked before either. */
-static void request_undone(struct task *t, struct task *past)
-{
-	free(t->prev);
-	t->prev = past->prev;
-	past->prev = NULL;
-	t->prev_session = past->prev_session;
-	t->prev_cleared = past->prev_cleared;
-	t->prev_uncleared_ns = past->prev_uncleared_ns;
-	t->prev_clear_ns = past->prev_clear_ns;
-	t->prev_cookie = past->prev_cookie;
-	t->prev_placer = past->prev_placer;
-	t->prev_placer_gid = past->prev_placer_gid;
-	t->prev_placer_bound = past->prev_placer_bound;
-	t->placed_ns = past->placed_ns;
-}
-
 /* An explicit decision about one process: the key of group g named
  * req->key (or as g's Per= names it), or cookie 0 without g. The pidfd,
  * open throughout, proves that the process read is the one acted on. */
@@ -1001,7 +982,9 @@ static int place(struct engine *e, const struct engine_place *req, const struct 
 {
 	char name[MATCH_KEY_MAX], *prev_id = NULL;
 	struct procinfo pi;
-	struct task *t, past;
+	struct task_past past;
+	struct task *t;
+	uint64_t past_ns;
 	uint64_t read_ns;
 	bool changed;
 	int fd = req->pidfd, r;
@@ -1058,23 +1041,24 @@ static int place(struct engine *e, const struct engine_place *req, const struct 
 			engine_state_dirty(e);
 		else if (g || t->recorded)
 			e->state_lazy = true;
-		/* What children forked before the last request inherit, kept
-		 * until this request takes: if it fails (EPERM below), they
-		 * still inherit that. */
-		past = *t;
+		/* What the children forked before the last request inherit,
+		 * kept until this request takes: if it fails (EPERM below),
+		 * they still inherit that. */
+		past = t->prev;
+		past_ns = t->placed_ns;
 		/* children forked before now inherit what it was */
-		t->prev = engine_origin_explicit(t->origin) && prev_id ? prev_id : NULL;
-		t->prev_session = t->origin == ORIGIN_SESSION;
-		if (t->prev)
+		t->prev.id = engine_origin_explicit(t->origin) && prev_id ? prev_id : NULL;
+		t->prev.session = t->origin == ORIGIN_SESSION;
+		if (t->prev.id)
 			prev_id = NULL;
-		t->prev_cleared = t->cleared;
-		t->prev_uncleared_ns = 0;
-		t->prev_clear_ns = t->cleared ? t->placed_ns : 0; /* a clear by request began then */
-		if (SYS(e, cookie_get, t->pid, &t->prev_cookie) < 0)
-			t->prev_cookie = COOKIE_UNKNOWN;
-		t->prev_placer = t->placer;
-		t->prev_placer_bound = t->placer_bound;
-		t->prev_placer_gid = t->placer_gid;
+		t->prev.cleared = t->cleared;
+		t->prev.uncleared_ns = 0;
+		t->prev.clear_ns = t->cleared ? t->placed_ns : 0; /* a clear by request began then */
+		if (SYS(e, cookie_get, t->pid, &t->prev.cookie) < 0)
+			t->prev.cookie = COOKIE_UNKNOWN;
+		t->prev.placer = t->placer;
+		t->prev.placer_bound = t->placer_bound;
+		t->prev.placer_gid = t->placer_gid;
 		table_set_origin(e, t, req->origin);
 		t->placer = req->placer;
 		t->placer_bound = req->bound;
@@ -1103,14 +1087,17 @@ static int place(struct engine *e, const struct engine_place *req, const struct 
 			else
 				r = engine_ensure(e, t, false);
 			t->unsettled = r < 0;
-			if (r >= 0 && g && !t->key) {
-				request_undone(t, &past);
+			if (r >= 0 && g && !t->key) { /* the request before stands */
+				free(t->prev.id);
+				t->prev = past;
+				past.id = NULL;
+				t->placed_ns = past_ns;
 				r = -EPERM;
 			}
 			if (r >= 0 && g)
 				(void)table_key_hold_from(e, t->key, t);
 		}
-		free(past.prev); /* NULL where request_undone() took it back */
+		free(past.id); /* NULL where the request before stands */
 		if (r >= 0 && !SYS(e, pidfd_alive, fd))
 			r = -ESRCH;
 	}

@@ -59,6 +59,20 @@ struct key {
 	void *stats;         /* forced-idle accounting, owned by stats.c */
 };
 
+/* What a process's last request replaced: its children forked before the
+ * request inherit that (engine-child.c). */
+struct task_past {
+	char *id;              /* "group/name" of the explicit placement replaced (NULL: none) */
+	bool session;          /* ...a session's placement: its children are the rules' */
+	bool cleared;          /* it was cleared before the request */
+	uint64_t uncleared_ns; /* ...until an exec or uid change older than the request (0: none) */
+	uint64_t clear_ns;     /* ...since this request (0: since it was forked) */
+	sc_cookie cookie;      /* the kernel's cookie for it just before the request */
+	uid_t placer;          /* ...and who had placed it then (as struct task's placer) */
+	gid_t placer_gid;
+	bool placer_bound;
+};
+
 struct task {
 	pid_t pid;
 	uint64_t start;      /* start time: pid + start names one process */
@@ -86,15 +100,8 @@ struct task {
 	char *want;          /* "group/name" of an explicit placement not yet applied (restore) */
 	uint64_t placed_ns;  /* when a request placed or cleared it: older events do not undo that */
 	bool cleared;        /* cleared by request: cookie 0 until its next exec, uid change or reload */
-	char *prev;          /* "group/name" of the explicit placement the last request replaced */
+	struct task_past prev; /* what the last request replaced, for the children forked before it */
 	bool released;       /* let go of by its key: its cookie is to be cleared, not inferred from */
-	bool prev_cleared;   /* it was cleared before the last request */
-	uint64_t prev_uncleared_ns; /* ...until an exec or uid change older than the request (0: none) */
-	uint64_t prev_clear_ns; /* ...since this request (0: since it was forked) */
-	sc_cookie prev_cookie; /* the kernel's cookie for it just before the last request */
-	uid_t prev_placer;   /* ...and who had placed it then (prev's placer, as placer above) */
-	gid_t prev_placer_gid;
-	bool prev_placer_bound;
 	pid_t scan_ppid;     /* met by a scan before its fork event: the parent it was judged by */
 	bool scan_followed;  /* ...and the scan put it in that parent's key */
 	bool scan_unsure;    /* ...but events were lost since, its fork's among them maybe */
@@ -103,7 +110,6 @@ struct task {
 	uint64_t unread_ns;  /* an exec or id change whose read failed, to read again (0: none) */
 	uint64_t read_ns;    /* its fields come from a /proc read begun then (0: not read) */
 	uint64_t read_end_ns; /* ...and ended no later than this: nothing since is in them */
-	bool prev_session;   /* prev was a session's placement: its children are the rules' */
 	bool stale;          /* an exec or uid change of it came too late to read: the table is out of date */
 	/* A cookie it carried that was never its (copied from a parent the
 	 * daemon had not corrected yet), and when the daemon took it away:

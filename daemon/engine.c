@@ -723,11 +723,14 @@ static int on_fork(struct engine *e, const struct procmon_event *ev)
 {
 	struct task *t, *parent;
 	struct procinfo pi;
-	bool changed, again = false;
+	bool changed, again = false, written = false;
+	sc_cookie had;
 	int fd, r;
 
 	e->c.forks++;
 	parent = engine_fork_parent(e, ev->parent_tgid);
+	t = engine_task(e, ev->tgid);
+	had = t ? t->cookie : COOKIE_UNKNOWN; /* the table's word, before this read */
 	fd = SYS(e, pidfd_open, ev->tgid);
 	r = fd < 0 ? fd : fork_examine(e, ev, parent, &pi, &t, &changed);
 	if (r == -ESRCH) /* gone already: its own children's forks may follow */
@@ -750,6 +753,12 @@ static int on_fork(struct engine *e, const struct procmon_event *ev)
 	if (r == 0 && t->scan_ppid && !t->placed_ns &&
 	    (t->scan_ppid != ev->parent_tgid ? parent || t->scan_followed
 					     : !t->key || (t->scan_followed && parent && parent->key != t->key))) {
+		/* The kernel's cookie, just read, is neither what the scan read
+		 * nor what the daemon gave the child: someone else wrote it
+		 * since the scan, and the child is judged by it, as any process
+		 * met unseen (a keyless one keeps it, foreign). */
+		written = t->cookie != COOKIE_UNKNOWN && t->cookie != t->scan_cookie && t->cookie != had &&
+			  !(t->key && t->cookie == t->key->cookie);
 		table_set_key(e, t, NULL);
 		table_set_origin(e, t, ORIGIN_NONE);
 		r = 1;
@@ -767,7 +776,7 @@ static int on_fork(struct engine *e, const struct procmon_event *ev)
 		/* Judged again: by the cookie it inherited, as the scan read
 		 * it, not by the one the scan gave it; then the kernel's is
 		 * made to agree. */
-		if (again && t->scan_cookie != t->cookie) {
+		if (again && !written && t->scan_cookie != t->cookie) {
 			t->cookie = t->scan_cookie;
 			engine_judge_child(e, t, parent, &pi, ev->timestamp_ns);
 			if (SYS(e, cookie_get, t->pid, &t->cookie) < 0)

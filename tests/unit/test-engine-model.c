@@ -5637,6 +5637,98 @@ static void test_scan_gave_child_of_gone_parent_init_key(void)
 	e = engine_free(e);
 }
 
+/* A keyless process's child, met by a scan before its fork event (keyless
+ * too); root then gives it a cookie of its own, before the daemon takes the
+ * fork event. The fork event judges the child again, and the cookie root
+ * set is foreign: it stays. */
+static void test_scan_child_root_cookie_before_fork_event(void)
+{
+	struct fproc *p, *c;
+	sc_cookie x;
+
+	e = scenario("[Group web]\nMatchExe=/usr/bin/web\n");
+	if (!e)
+		return;
+	p = spawn("/usr/bin/helper", 0);
+	deliver(n_events);
+	c = p ? fork_of(p) : NULL;
+	if (!c)
+		goto out;
+	engine_scan(e, false, true); /* meets c before its fork event */
+	CHECK(engine_task(e, c->pid) && !engine_task(e, c->pid)->key && cookie_of(c) == 0);
+	set_all(c->pid, 0, true); /* root gives c a cookie of its own */
+	x = cookie_of(c);
+	deliver(n_events);
+	CHECK(cookie_of(c) == x && x != 0);
+	CHECK(engine_task(e, c->pid) && engine_task(e, c->pid)->origin == ORIGIN_FOREIGN);
+out:
+	e = engine_free(e);
+}
+
+/* A keyless process forks a child and exits; a scan meets the child,
+ * reparented to init, before its fork event: init, explicitly placed in
+ * a trusted group, runs the child's program, and the scan makes the child
+ * follow it (cookie 0). Root then gives the child a cookie of its own. The
+ * fork event names the child's true parent, gone: the child is judged
+ * again, keyless, and root's cookie, set since the scan, is foreign: it
+ * stays. */
+static void test_scan_reparented_child_root_cookie_before_fork_event(void)
+{
+	struct fproc *p, *c;
+	sc_cookie x;
+
+	e = scenario("[Group ok]\nTrusted=yes\n[Group web]\nMatchExe=/usr/bin/web\n");
+	if (!e)
+		return;
+	p = spawn("/usr/bin/helper", 0);
+	deliver(n_events);
+	CHECK(engine_assign(e, procs[0].pid, "ok", NULL, ORIGIN_ASSIGN) == 0);
+	exec_as(&procs[0], "/usr/bin/helper");
+	deliver(n_events);
+	CHECK(has_group(procs[0].pid, "ok") && cookie_of(&procs[0]) == 0);
+	c = p ? fork_of(p) : NULL;
+	if (!c)
+		goto out;
+	op_exit(p);
+	engine_scan(e, false, true); /* meets c, reparented: follows init */
+	CHECK(has_group(c->pid, "ok") && engine_task(e, c->pid)->scan_followed && cookie_of(c) == 0);
+	set_all(c->pid, 0, true); /* root gives c a cookie of its own */
+	x = cookie_of(c);
+	deliver(n_events);
+	CHECK(cookie_of(c) == x && x != 0 && !has_group(c->pid, "ok"));
+	CHECK(engine_task(e, c->pid) && engine_task(e, c->pid)->origin == ORIGIN_FOREIGN);
+	CHECK(has_group(procs[0].pid, "ok"));
+out:
+	e = engine_free(e);
+}
+
+/* The same with a rule's member: the child, judged again, is its group's
+ * member all the same, and gets its key's cookie back over root's. */
+static void test_scan_reparented_member_root_cookie_before_fork_event(void)
+{
+	struct fproc *w, *c;
+
+	e = scenario("[Group manual]\n[Group web]\nMatchExe=/usr/bin/web\n");
+	if (!e)
+		return;
+	w = spawn("/usr/bin/web", 0);
+	deliver(n_events);
+	CHECK(engine_assign(e, procs[0].pid, "manual", NULL, ORIGIN_ASSIGN) == 0);
+	exec_as(&procs[0], "/usr/bin/web");
+	deliver(n_events);
+	CHECK(has_group(procs[0].pid, "manual") && w && has_group(w->pid, "web"));
+	c = w ? fork_of(w) : NULL;
+	if (!c)
+		goto out;
+	op_exit(w);
+	engine_scan(e, false, true);
+	set_all(c->pid, 0, true);
+	deliver(n_events);
+	CHECK(has_group(c->pid, "web") && cookie_of(c) != 0 && cookie_of(c) != cookie_of(&procs[0]));
+	CHECK(has_group(procs[0].pid, "manual"));
+out:
+	e = engine_free(e);
+}
 
 int main(void)
 {
@@ -5745,6 +5837,9 @@ int main(void)
 	RUN(test_child_of_placement_fork_lost);
 	RUN(test_fork_event_parent_pid_reused);
 	RUN(test_scan_follows_parent_that_moves);
+	RUN(test_scan_child_root_cookie_before_fork_event);
+	RUN(test_scan_reparented_child_root_cookie_before_fork_event);
+	RUN(test_scan_reparented_member_root_cookie_before_fork_event);
 	RUN(test_cleared_exec_unread);
 	RUN(test_helper_of_child_of_stale_parent);
 	RUN(test_old_exec_event_on_scanned_child);

@@ -350,13 +350,19 @@ static void request_slice(unsigned usec)
 		log_debug("Time slice: %" PRIu64 " us", ns / 1000);
 }
 
-/* Where the ids of each process come from, said once: a pidfd's answer
- * costs a fraction of formatting the process's status. */
+/* Where the ids (and cgroup) of each process come from, said once: a
+ * pidfd's answer costs a fraction of formatting the process's status. */
 static void report_id_source(void)
 {
-	if (procinfo_pidfd_ids_supported() > 0)
+	const char *mnt;
+
+	if (procinfo_pidfd_ids_supported() > 0) {
 		log_info("Process ids are read through pidfds (PIDFD_GET_INFO)");
-	else
+		if ((mnt = procinfo_cgroup_mount()))
+			log_info("Cgroup paths are known by their ids, as the cgroup2 mount at %s shows them", mnt);
+		else
+			log_info("Cgroup paths are read from /proc/PID/cgroup: no cgroup2 mount of the whole hierarchy");
+	} else
 		log_info("Process ids are read from /proc/PID/status: the kernel has no PIDFD_GET_INFO (Linux 6.13)");
 }
 

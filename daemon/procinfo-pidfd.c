@@ -8,8 +8,13 @@
 #include "procinfo.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 #include <sys/ioctl.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -25,6 +30,7 @@ struct pidfd_info_v0 {
 };
 #define PIDFD_INFO_V0_PID 1ull
 #define PIDFD_INFO_V0_CREDS 2ull
+#define PIDFD_INFO_V0_CGROUPID 4ull
 #define PIDFD_GET_INFO_V0 _IOWR(0xFF, 11, struct pidfd_info_v0)
 
 _Static_assert(sizeof(struct pidfd_info_v0) == 64, "PIDFD_INFO_SIZE_VER0");
@@ -53,9 +59,9 @@ static int probe(void)
 	return pidfd_info_state ? pidfd_info_state : -1;
 }
 
-int procinfo_pidfd_ids(int pidfd, pid_t pid, uid_t *ret_uid, gid_t *ret_gid)
+int procinfo_pidfd_ids(int pidfd, pid_t pid, uid_t *ret_uid, gid_t *ret_gid, uint64_t *ret_cgroupid)
 {
-	struct pidfd_info_v0 info = { .mask = PIDFD_INFO_V0_PID | PIDFD_INFO_V0_CREDS };
+	struct pidfd_info_v0 info = { .mask = PIDFD_INFO_V0_PID | PIDFD_INFO_V0_CREDS | PIDFD_INFO_V0_CGROUPID };
 
 	if (pidfd_info_state < 0 || (pidfd_info_state == 0 && probe() < 0))
 		return -EOPNOTSUPP;
@@ -72,8 +78,115 @@ int procinfo_pidfd_ids(int pidfd, pid_t pid, uid_t *ret_uid, gid_t *ret_gid)
 		return -ESTALE;
 	*ret_uid = (uid_t)info.ruid;
 	*ret_gid = (gid_t)info.rgid;
+	if (ret_cgroupid)
+		*ret_cgroupid = info.mask & PIDFD_INFO_V0_CGROUPID ? info.cgroupid : 0;
 	ids_taken++;
 	return 0;
+}
+
+/* ---- cgroup paths by id --------------------------------------------------------
+ * The ioctl also gives the process's cgroup (v2) as an id, which names one
+ * cgroup for as long as the system runs (ids are not reused, and a v2
+ * cgroup cannot be renamed). Reading /proc/PID/cgroup makes the kernel
+ * build the path each time: the path of an id met before is kept here, so
+ * that a read with a pidfd takes it from the id. A path is kept only once
+ * the cgroup2 mount shows it is that id's (its directory's inode number is
+ * the id): a process that moved between the ioctl and the read, a path of
+ * another cgroup namespace's, a mount of a subtree, teach nothing. A slot
+ * per id's hash, the newest kept: bounded, and a miss only costs the read
+ * it saves. */
+
+#define CGROUP_SLOTS 1024
+
+struct cgroup_slot {
+	uint64_t id;
+	char *path;
+};
+
+static struct cgroup_slot cgroup_slots[CGROUP_SLOTS];
+static struct {
+	int state; /* 1 found, -1 none usable, 0 not looked for yet */
+	char dir[PATH_MAX];
+	dev_t dev;
+} cgroup_mount;
+static unsigned long cgroups_by_id;
+
+/* The cgroup2 mount whose root is the hierarchy's (its mountinfo root
+ * "/"), as /proc/self/mountinfo lists it. */
+static int find_cgroup_mount(void)
+{
+	char line[2 * PATH_MAX], root[PATH_MAX], dir[PATH_MAX];
+	struct stat st;
+	FILE *f = fopen("/proc/self/mountinfo", "re");
+
+	cgroup_mount.state = -1;
+	while (f && fgets(line, sizeof(line), f)) {
+		const char *sep = strstr(line, " - cgroup2 ");
+
+		/* ID PARENT MAJ:MIN ROOT MOUNTPOINT ...; octal escapes in a
+		 * mount point are not undone: such a mount is skipped. */
+		if (!sep || sscanf(line, "%*s %*s %*s %4095s %4095s", root, dir) != 2 || strcmp(root, "/") != 0 ||
+		    strchr(dir, '\\') || stat(dir, &st) < 0)
+			continue;
+		snprintf(cgroup_mount.dir, sizeof(cgroup_mount.dir), "%s", strcmp(dir, "/") == 0 ? "" : dir);
+		cgroup_mount.dev = st.st_dev;
+		cgroup_mount.state = 1;
+		break;
+	}
+	if (f)
+		fclose(f);
+	return cgroup_mount.state;
+}
+
+static struct cgroup_slot *cgroup_slot(uint64_t id)
+{
+	return &cgroup_slots[(id * 0x9e3779b97f4a7c15ull) >> 54];
+}
+
+const char *procinfo_cgroup_by_id(uint64_t id)
+{
+	const struct cgroup_slot *s = cgroup_slot(id);
+
+	if (!id || s->id != id || !s->path)
+		return NULL;
+	cgroups_by_id++;
+	return s->path;
+}
+
+void procinfo_cgroup_learn(uint64_t id, const char *path)
+{
+	char full[PATH_MAX];
+	struct cgroup_slot *s = cgroup_slot(id);
+	struct stat st;
+	char *copy;
+
+	if (!id || path[0] != '/' || strstr(path, "/..") || (s->id == id && s->path))
+		return;
+	if (cgroup_mount.state < 0 || (cgroup_mount.state == 0 && find_cgroup_mount() < 0))
+		return;
+	if ((size_t)snprintf(full, sizeof(full), "%s%s", cgroup_mount.dir, path) >= sizeof(full) ||
+	    stat(full, &st) < 0 || !S_ISDIR(st.st_mode) || st.st_dev != cgroup_mount.dev || (uint64_t)st.st_ino != id)
+		return;
+	copy = strdup(path);
+	if (!copy)
+		return;
+	free(s->path);
+	s->id = id;
+	s->path = copy;
+}
+
+const char *procinfo_cgroup_mount(void)
+{
+	if (cgroup_mount.state == 0)
+		(void)find_cgroup_mount();
+	if (cgroup_mount.state < 0)
+		return NULL;
+	return cgroup_mount.dir[0] ? cgroup_mount.dir : "/";
+}
+
+unsigned long procinfo_cgroups_by_id(void)
+{
+	return cgroups_by_id;
 }
 
 int procinfo_pidfd_ids_supported(void)

@@ -392,11 +392,12 @@ static int read_all(int dirfd, int pidfd, char *buf, size_t size, struct procinf
 
 /* The ids of the task whose directory dirfd is: from pidfd (its process's,
  * or -1) where the kernel answers PIDFD_GET_INFO, else from status. */
-static int read_ids_at(int dirfd, int pidfd, char *buf, size_t size, struct procinfo *info)
+static int read_ids_at(int dirfd, int pidfd, char *buf, size_t size, struct procinfo *info, uint64_t *ret_cgroupid)
 {
 	int r, cut;
 
-	if (pidfd >= 0 && procinfo_pidfd_ids(pidfd, info->pid, &info->uid, &info->gid) == 0) {
+	*ret_cgroupid = 0;
+	if (pidfd >= 0 && procinfo_pidfd_ids(pidfd, info->pid, &info->uid, &info->gid, ret_cgroupid) == 0) {
 		info->tgid = info->pid; /* a pidfd names a thread group by its leader */
 		return 0;
 	}
@@ -414,13 +415,21 @@ static int read_ids_at(int dirfd, int pidfd, char *buf, size_t size, struct proc
 /* ids, cgroup and exe of the task whose directory dirfd is. */
 static int read_rest_at(int dirfd, int pidfd, char *buf, size_t size, struct procinfo *info)
 {
+	const char *known;
+	uint64_t cgroupid;
 	int r;
 
 	info->cgroup_cut = false; /* not an earlier try's, through another thread */
 	info->exe_too_long = false;
-	r = read_ids_at(dirfd, pidfd, buf, size, info);
+	r = read_ids_at(dirfd, pidfd, buf, size, info, &cgroupid);
 	if (r < 0)
 		return r;
+	/* The cgroup the pidfd's ioctl named, met before: its path is known. */
+	known = procinfo_cgroup_by_id(cgroupid);
+	if (known && strlen(known) < sizeof(info->cgroup)) {
+		memcpy(info->cgroup, known, strlen(known) + 1);
+		goto exe;
+	}
 	/* A cgroup path the kernel refuses to print (ENAMETOOLONG, when a
 	 * cgroup namespace's "/.." overflows; a long path it cuts, and
 	 * procinfo_parse_cgroup keeps its whole names) or too long to keep is
@@ -435,6 +444,9 @@ static int read_rest_at(int dirfd, int pidfd, char *buf, size_t size, struct pro
 		info->cgroup[0] = '\0';
 	else if (r < 0)
 		return r;
+	else if (cgroupid && !info->cgroup_cut)
+		procinfo_cgroup_learn(cgroupid, info->cgroup);
+exe:
 	r = read_exe_at(dirfd, "exe", info->exe, sizeof(info->exe));
 	info->exe_too_long = r == 1;
 	return r < 0 ? r : 0;

@@ -56,13 +56,24 @@ int procinfo_read_rest_pidfd(const char *proc_root, pid_t pid, int pidfd, struct
  * must be a main thread of the caller's pid namespace), -EOPNOTSUPP when
  * the kernel has no such ioctl (asked once), another -errno as met
  * (-ESRCH: reaped). The ids are the main thread's, as status shows them,
- * also of an exited main thread whose process lives on. */
-int procinfo_pidfd_ids(int pidfd, pid_t pid, uid_t *ret_uid, gid_t *ret_gid);
+ * also of an exited main thread whose process lives on. *ret_cgroupid
+ * (where not NULL): the id of its cgroup v2, 0 where the kernel gave none. */
+int procinfo_pidfd_ids(int pidfd, pid_t pid, uid_t *ret_uid, gid_t *ret_gid, uint64_t *ret_cgroupid);
 /* 1 when the kernel answers PIDFD_GET_INFO, -1 when it does not (asked
  * of a pidfd of the caller's own, until the kernel has said). */
 int procinfo_pidfd_ids_supported(void);
 /* How many reads took their ids from a pidfd (for tests and logs). */
 unsigned long procinfo_pidfd_ids_taken(void);
+/* The path of cgroup (v2) id as /proc/PID/cgroup shows it, where a read
+ * with a pidfd met that id before and the cgroup2 mount showed the path is
+ * its (procinfo_cgroup_learn()); NULL where not known. */
+const char *procinfo_cgroup_by_id(uint64_t id);
+void procinfo_cgroup_learn(uint64_t id, const char *path);
+/* The cgroup2 mount that shows which path is an id's, NULL where there is
+ * none of the whole hierarchy (the cgroup file is then read each time). */
+const char *procinfo_cgroup_mount(void);
+/* How many reads took their cgroup from its id (for tests). */
+unsigned long procinfo_cgroups_by_id(void);
 /* Only the exe link, into buf[size] ("" where there is none to read, also
  * of a process gone, and of one whose main thread has exited, which
  * procinfo_read() and procinfo_read_rest() read through another thread);

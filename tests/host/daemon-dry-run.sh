@@ -6,9 +6,11 @@
 # the exec, a matched process's unmatched helpers (kept in its key), a
 # Per=process group, unmatched processes (none, 0x0), an explicit
 # placement, a process matched by its real uid and one by its effective
-# uid alone (not matched). The start log says where the ids come from (a
-# pidfd on Linux 6.13+, status before). The queries say it is a dry run; the daemon makes no
-# prctl(PR_SCHED_CORE) call (checked with strace when installed).
+# uid alone (not matched), processes matched by the cgroup they exec in
+# (MatchCgroup=) and one in another cgroup (not). The start log says
+# where the ids come from (a pidfd on Linux 6.13+, status before). The
+# queries say it is a dry run; the daemon makes no prctl(PR_SCHED_CORE)
+# call (checked with strace when installed).
 # Needs root (the proc connector) and the proc connector itself.
 T=host/daemon-dry-run
 top=$(cd "$(dirname "$0")/../.." && pwd)
@@ -21,9 +23,24 @@ forker=$top/build/helpers/cs-forker
 need_root_for_events
 daemon_workdir dry
 for b in forker execer outsider solo; do cp "$forker" "$W/bin/$b"; done
+# Two cgroups for MatchCgroup=, under a cgroup2 mount of the whole
+# hierarchy where this host has one (none: those checks say SKIP).
+cgmnt=$(awk '{ for (i = 7; i < NF; i++) if ($i == "-") { if ($(i + 1) == "cgroup2" && $4 == "/") print $5; break } }' \
+	/proc/self/mountinfo | head -n1)
+cga= cgb=
+if [ -n "$cgmnt" ] && mkdir "$cgmnt/cs-dry-$$-a" 2>/dev/null; then
+	if mkdir "$cgmnt/cs-dry-$$-b" 2>/dev/null; then
+		cga=/cs-dry-$$-a cgb=/cs-dry-$$-b
+	else
+		rmdir "$cgmnt/cs-dry-$$-a"
+	fi
+fi
+[ -n "$cga" ] && trap 'daemon_cleanup; rmdir "$cgmnt$cga" "$cgmnt$cgb"' EXIT
 cat > "$W/cfg/coreschedd.conf" <<EOF
 [Daemon]
 ReconcileSec=0
+[Group boxed]
+MatchCgroup=${cga:-/cs-dry-no-such-cgroup}
 [Group forkers]
 MatchExe=$W/bin/forker
 [Group execers]
@@ -74,6 +91,11 @@ else
 fi
 grep -qF "$want" "$W/log"
 result start-says-id-source 0 '' $? "kernel $(uname -r), wanted: $want; log: $(cat "$W/log")"
+if [ -n "$cgmnt" ] && [ "$want" = 'Process ids are read through pidfds (PIDFD_GET_INFO)' ]; then
+	want="Cgroup paths are known by their ids, as the cgroup2 mount at $cgmnt shows them"
+	grep -qF "$want" "$W/log"
+	result start-says-cgroup-source 0 '' $? "wanted: $want; log: $(cat "$W/log")"
+fi
 
 # ---- the processes ----
 L() { "$@" </dev/null >/dev/null 2>&1 & pids+=($!); }
@@ -194,6 +216,25 @@ result user-uid-shown 0 '' $? "uid $(uid_of "$usr")"
 expect effective-uid-not-matched "$eff" null none
 [ "$(uid_of "$eff")" = 65532 ]
 result real-uid-shown 0 '' $? "uid $(uid_of "$eff")"
+
+# MatchCgroup= by the cgroup each process execs in: two processes exec in
+# cgroup a (the second's path known by the id the kernel gives with its
+# ids, on Linux 6.13 and later, once the first's read showed it), one in b.
+if [ -n "$cga" ]; then
+	for c in "$cga" "$cga" "$cgb"; do
+		L sh -c 'echo $$ > "$1/cgroup.procs" && exec "$2" 0' sh "$cgmnt$c" "$W/bin/outsider"
+	done
+	box1=${pids[-3]} box2=${pids[-2]} box3=${pids[-1]}
+	for p in $box1 $box2 $box3; do settle "$p" "$W/bin/outsider"; done
+	cg_of() { "$cs" ps -J -o +CGROUP "$1" 2>/dev/null | "$json" processes.0.cgroup 2>/dev/null; }
+	expect cgroup-matched "$box1" boxed rule
+	expect cgroup-matched-second "$box2" boxed rule
+	expect cgroup-other-not-matched "$box3" null none
+	[ "$(cg_of "$box1")" = "$cga" ] && [ "$(cg_of "$box2")" = "$cga" ] && [ "$(cg_of "$box3")" = "$cgb" ]
+	result cgroup-shown 0 '' $? "$(cg_of "$box1") $(cg_of "$box2") $(cg_of "$box3"), wanted $cga $cga $cgb"
+else
+	echo "SKIP: $T/cgroup-matched: no cgroup2 mount of the whole hierarchy to make cgroups in"
+fi
 
 # An explicit placement is recorded (and kept in the state file) like any.
 out=$("$cs" assign --group forkers "$out2" 2>&1)

@@ -1169,7 +1169,7 @@ static void read_live_ids_by_pidfd(void)
 	CHECK(procinfo_read_rest_pidfd("/proc", child, notpidfd, &other) == 0);
 	CHECK(other.uid == 1234 && other.gid == 4321);
 	if (procinfo_pidfd_ids_supported() > 0)
-		CHECK(procinfo_pidfd_ids(pidfd, child, &uid, &gid) == 0 && uid == 1234 && gid == 4321);
+		CHECK(procinfo_pidfd_ids(pidfd, child, &uid, &gid, NULL) == 0 && uid == 1234 && gid == 4321);
 	else
 		printf("SKIP: unit/read_live_ids_by_pidfd/ioctl: this kernel has no PIDFD_GET_INFO (Linux 6.13); "
 		       "the ids came from status\n");
@@ -1212,21 +1212,116 @@ static void pidfd_ids_answers(void)
 	selffd = (int)syscall(SYS_pidfd_open, getpid(), 0);
 	CHECK(child > 0 && pidfd >= 0 && selffd >= 0);
 	if (supported > 0) {
-		CHECK(procinfo_pidfd_ids(pidfd, child, &uid, &gid) == 0 && uid == getuid() && gid == getgid());
-		CHECK(procinfo_pidfd_ids(selffd, child, &uid, &gid) == -ESTALE);
-		CHECK(procinfo_pidfd_ids(fds[0], child, &uid, &gid) == -ENOTTY);
+		CHECK(procinfo_pidfd_ids(pidfd, child, &uid, &gid, NULL) == 0 && uid == getuid() && gid == getgid());
+		CHECK(procinfo_pidfd_ids(selffd, child, &uid, &gid, NULL) == -ESTALE);
+		CHECK(procinfo_pidfd_ids(fds[0], child, &uid, &gid, NULL) == -ENOTTY);
 		CHECK(procinfo_pidfd_ids_supported() == 1); /* a pipe did not turn it off */
 	} else {
-		CHECK(procinfo_pidfd_ids(pidfd, child, &uid, &gid) == -EOPNOTSUPP);
+		CHECK(procinfo_pidfd_ids(pidfd, child, &uid, &gid, NULL) == -EOPNOTSUPP);
 		printf("SKIP: unit/pidfd_ids_answers/ioctl: this kernel has no PIDFD_GET_INFO (Linux 6.13)\n");
 	}
 	kill(child, SIGKILL);
 	waitpid(child, NULL, 0);
-	CHECK(procinfo_pidfd_ids(pidfd, child, &uid, &gid) < 0); /* reaped: no answer */
+	CHECK(procinfo_pidfd_ids(pidfd, child, &uid, &gid, NULL) < 0); /* reaped: no answer */
 	close(fds[0]);
 	close(fds[1]);
 	close(pidfd);
 	close(selffd);
+}
+
+/* The cgroup2 mount whose root is the hierarchy's, into dir (or false). */
+static bool cgroup2_mount(char *dir, size_t size)
+{
+	char line[2 * PATH_MAX], mroot[PATH_MAX], mnt[PATH_MAX];
+	FILE *f = fopen("/proc/self/mountinfo", "re");
+	bool found = false;
+
+	while (f && !found && fgets(line, sizeof(line), f))
+		found = strstr(line, " - cgroup2 ") && sscanf(line, "%*s %*s %*s %4095s %4095s", mroot, mnt) == 2 &&
+			strcmp(mroot, "/") == 0 && (size_t)snprintf(dir, size, "%s", mnt) < size;
+	if (f)
+		fclose(f);
+	return found;
+}
+
+static bool move_to(const char *cg, pid_t pid)
+{
+	char path[PATH_MAX];
+	FILE *f;
+	bool ok;
+
+	snprintf(path, sizeof(path), "%s/cgroup.procs", cg);
+	f = fopen(path, "we");
+	if (!f)
+		return false;
+	ok = fprintf(f, "%d\n", (int)pid) > 0;
+	return fclose(f) == 0 && ok;
+}
+
+/* Read with its pidfd, a process's cgroup path comes from the id the
+ * kernel gives with its ids once that id was met (and the cgroup2 mount
+ * showed the path is its): the same path as /proc/PID/cgroup shows, also
+ * after the process moves to another cgroup and back. */
+static void read_cgroup_by_id(void)
+{
+	char mnt[PATH_MAX / 2], a[PATH_MAX], b[PATH_MAX];
+	struct procinfo by_file, by_id;
+	unsigned long before;
+	int pidfd;
+	pid_t child;
+
+	if (procinfo_pidfd_ids_supported() <= 0) {
+		printf("SKIP: unit/read_cgroup_by_id: this kernel has no PIDFD_GET_INFO (Linux 6.13)\n");
+		return;
+	}
+	if (!cgroup2_mount(mnt, sizeof(mnt))) {
+		printf("SKIP: unit/read_cgroup_by_id: no cgroup2 mount of the whole hierarchy\n");
+		return;
+	}
+	snprintf(a, sizeof(a), "%s/test-procinfo-a-%d", mnt, (int)getpid());
+	snprintf(b, sizeof(b), "%s/test-procinfo-b-%d", mnt, (int)getpid());
+	if (mkdir(a, 0755) < 0 || mkdir(b, 0755) < 0) {
+		printf("SKIP: unit/read_cgroup_by_id: cannot make cgroups under %s: %s\n", mnt, strerror(errno));
+		rmdir(a);
+		return;
+	}
+	child = fork();
+	if (child == 0) {
+		pause();
+		_exit(0);
+	}
+	pidfd = child > 0 ? (int)syscall(SYS_pidfd_open, child, 0) : -1;
+	CHECK(child > 0 && pidfd >= 0);
+	CHECK(move_to(a, child));
+	for (int round = 0; round < 2; round++) {
+		const char *to = round ? b : a;
+
+		if (round)
+			CHECK(move_to(b, child));
+		fresh(&by_file);
+		CHECK(procinfo_read("/proc", child, &by_file) == 0);
+		CHECK(strcmp(by_file.cgroup, to + strlen(mnt)) == 0);
+		/* the first read with the pidfd learns the id, the second takes it */
+		fresh(&by_id);
+		CHECK(procinfo_read_pidfd("/proc", child, pidfd, &by_id) == 0);
+		CHECK(strcmp(by_id.cgroup, by_file.cgroup) == 0);
+		before = procinfo_cgroups_by_id();
+		fresh(&by_id);
+		CHECK(procinfo_read_pidfd("/proc", child, pidfd, &by_id) == 0);
+		CHECK(strcmp(by_id.cgroup, by_file.cgroup) == 0 && !by_id.cgroup_cut);
+		CHECK(procinfo_cgroups_by_id() == before + 1);
+	}
+	/* back in a: by its id, a's path again, not b's */
+	CHECK(move_to(a, child));
+	before = procinfo_cgroups_by_id();
+	fresh(&by_id);
+	CHECK(procinfo_read_pidfd("/proc", child, pidfd, &by_id) == 0);
+	CHECK(strcmp(by_id.cgroup, a + strlen(mnt)) == 0 && procinfo_cgroups_by_id() == before + 1);
+	kill(child, SIGKILL);
+	waitpid(child, NULL, 0);
+	close(pidfd);
+	if (rmdir(a) < 0 || rmdir(b) < 0)
+		printf("  note: %s or %s left behind: %s\n", a, b, strerror(errno));
 }
 
 /* A program whose path is longer than the kernel prints (readlink of
@@ -1348,9 +1443,11 @@ int main(void)
 	if (geteuid() == 0) {
 		RUN(read_live_many_groups);
 		RUN(read_live_ids_by_pidfd);
+		RUN(read_cgroup_by_id);
 	} else {
 		printf("SKIP: unit/read_live_many_groups: needs root to set the groups\n");
 		printf("SKIP: unit/read_live_ids_by_pidfd: needs root to set the ids\n");
+		printf("SKIP: unit/read_cgroup_by_id: needs root to make cgroups\n");
 	}
 	UNIT_EXIT();
 }

@@ -4097,52 +4097,30 @@ out:
 	scenario_done();
 }
 
-/* uid 1000's placement a cannot be restored at once (its key's holder
- * fails) while root's r, in the same key, is: a waits for its key as uid
- * 1000's placement, not judged as a child of r's (root's word), so that
- * after it runs su the cookie root gives it stands. */
-static void test_placement_waiting_restore_keeps_placer(void)
+/* p runs su and root gives it a cookie of its own; the daemon then takes
+ * the events, ticks and scans. The cookie root gave. */
+static sc_cookie su_then_root_cookie(struct fproc *p)
 {
-	const char *conf = "[Group open]\nAllowUsers=1000\n";
-	struct engine_place rq = USER_RQ;
-	struct fproc *a, *r;
 	sc_cookie x;
 
-	e = scenario_with_state(conf);
-	if (!e)
-		return;
-	a = spawn("/usr/bin/job", 1000);
-	r = spawn("/usr/bin/job", 1001);
-	deliver(n_events);
-	CHECK(a && r);
-	if (!a || !r)
-		goto out;
-	rq.pid = a->pid;
-	CHECK(engine_place(e, &rq) == 0);
-	CHECK(engine_assign(e, r->pid, "open", NULL, ORIGIN_ASSIGN) == 0);
-	engine_tick(e);
-	holder_fail = 2;
-	e = restart_daemon(e, conf, false);
-	holder_fail = 0;
-	if (!e)
-		goto out;
-	a->uid = 0;
-	exec_as(a, "/usr/bin/su");
-	set_all(a->pid, 0, true);
-	x = cookie_of(a);
+	p->uid = 0;
+	exec_as(p, "/usr/bin/su");
+	set_all(p->pid, 0, true);
+	x = cookie_of(p);
 	deliver(n_events);
 	engine_tick(e);
 	engine_scan(e, false, true);
-	CHECK(cookie_of(a) == x);
-out:
-	scenario_done();
+	return x;
 }
 
-/* As above, and a had forked c while the daemon was down: met at
- * start-up with the key's cookie while a's restore waits, c is a's child
- * (uid 1000's placement), not r's (root's word). After c runs su, the
- * cookie root gives it stands. */
-static void test_placement_child_of_waiting_user_restore(void)
+/* uid 1000's placement a cannot be restored at once (its key's holder
+ * fails) while root's r, in the same key, is: a waits for its key as uid
+ * 1000's placement, not judged as a child of r's (root's word), so that
+ * after it runs su the cookie root gives it stands. child: a had forked c
+ * while the daemon was down; met at start-up with the key's cookie while
+ * a's restore waits, c is a's child (uid 1000's placement), not r's, and
+ * it is c that runs su. */
+static void waiting_restore_su(bool child)
 {
 	const char *conf = "[Group open]\nAllowUsers=1000\n";
 	struct engine_place rq = USER_RQ;
@@ -4162,7 +4140,7 @@ static void test_placement_child_of_waiting_user_restore(void)
 	CHECK(engine_place(e, &rq) == 0);
 	CHECK(engine_assign(e, r->pid, "open", NULL, ORIGIN_ASSIGN) == 0);
 	engine_tick(e);
-	c = fork_of(a);
+	c = child ? fork_of(a) : a;
 	CHECK(c != NULL);
 	if (!c)
 		goto out;
@@ -4171,16 +4149,20 @@ static void test_placement_child_of_waiting_user_restore(void)
 	holder_fail = 0;
 	if (!e)
 		goto out;
-	c->uid = 0;
-	exec_as(c, "/usr/bin/su");
-	set_all(c->pid, 0, true);
-	x = cookie_of(c);
-	deliver(n_events);
-	engine_tick(e);
-	engine_scan(e, false, true);
+	x = su_then_root_cookie(c);
 	CHECK(cookie_of(c) == x);
 out:
 	scenario_done();
+}
+
+static void test_placement_waiting_restore_keeps_placer(void)
+{
+	waiting_restore_su(false);
+}
+
+static void test_placement_child_of_waiting_user_restore(void)
+{
+	waiting_restore_su(true);
 }
 
 /* The same where the key's only other member is root's service s, a
@@ -4206,13 +4188,7 @@ static void test_placement_child_of_waiting_user_restore_rule_key(void)
 	if (!e)
 		goto out;
 	CHECK(cookie_of(s) == k && cookie_of(c) == k);
-	c->uid = 0;
-	exec_as(c, "/usr/bin/su");
-	set_all(c->pid, 0, true);
-	x = cookie_of(c);
-	deliver(n_events);
-	engine_tick(e);
-	engine_scan(e, false, true);
+	x = su_then_root_cookie(c);
 	CHECK(cookie_of(c) == x && cookie_of(s) == k);
 out:
 	scenario_done();

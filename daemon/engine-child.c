@@ -111,6 +111,13 @@ static bool follows(struct engine *e, const struct task *t, const struct task *p
 	return forked_ns && p->since_ns && p->since_ns < forked_ns && pi->ppid == p->pid && !claimed(e, pi);
 }
 
+/* o is a placement whose restore waits for k (named so), and it carries
+ * k's cookie: what it forked before the restart carries it too. */
+static bool waits_in(const struct task *o, const struct key *k)
+{
+	return !o->key && o->want && o->cookie == k->cookie && strcmp(o->want, k->id) == 0;
+}
+
 struct placer_vote {
 	const struct key *k;
 	const char *id;       /* k's id, where a placement may wait for k */
@@ -126,8 +133,9 @@ static void vote_placer(void *userdata, void *value)
 
 	if (!engine_origin_explicit(o->origin))
 		return;
-	/* a placement in k, or one whose restore waits for k to be made */
-	if (o->key != v->k && !(v->id && !o->key && o->want && !strcmp(o->want, v->id)))
+	/* a placement in k, or one whose restore waits for k, carrying k's
+	 * cookie (the key took the cookie it had) */
+	if (o->key != v->k && !(v->id && waits_in(o, v->k)))
 		return;
 	if (o->placer_bound) {
 		table_placers_add(&v->bound, o->placer, o->placer_gid);
@@ -140,8 +148,9 @@ static void vote_placer(void *userdata, void *value)
 }
 
 /* Who placed what t inherited unseen from k's explicit members, alive or
- * gone (k->gone, or a grave's record when k went too): t may descend from
- * any of them, and which one cannot be told. An unprivileged placement
+ * gone (k->gone, or a grave's record when k went too), or from a
+ * placement whose restore waits for k carrying k's cookie: t may descend
+ * from any of them, and which one cannot be told. An unprivileged placement
  * binds only what its placer may act on, and the daemon never holds a
  * process for a user the kernel would not let act on it. So where
  * unprivileged placers were among them:
@@ -182,7 +191,7 @@ static void find_waiting(void *userdata, void *value)
 	const struct task *o = value;
 	struct placer_vote *v = userdata;
 
-	if (!o->key && o->want && engine_origin_explicit(o->origin) && !strcmp(o->want, v->id))
+	if (engine_origin_explicit(o->origin) && waits_in(o, v->k))
 		v->seen = true;
 }
 

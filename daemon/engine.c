@@ -435,16 +435,10 @@ static const struct group *placed_group(const struct engine *e, const struct tas
  * carries, as it would without the daemon, and the rules judge it as one
  * nobody placed, its cookie not taken for a member's (unowned). Asked
  * where the placement would be enforced: an exec, an id change, a
- * repair. */
-bool engine_placement_outgrown(struct engine *e, struct task *t)
+ * repair, a request. placer_lost: may placer no longer hold pid in g? */
+static bool placer_lost(struct engine *e, pid_t pid, uid_t placer, gid_t placer_gid, const struct group *g)
 {
-	const struct group *g = placed_group(e, t);
-	int r;
-
-	if (!t->placer_bound || !engine_origin_explicit(t->origin) || !e->sys->may_act)
-		return false;
-	r = SYS(e, may_act, t->pid, t->placer, t->placer_gid);
-	if (r != -EPERM)
+	if (!e->sys->may_act || SYS(e, may_act, pid, placer, placer_gid) != -EPERM)
 		return false; /* it may (or it is gone: its exit ends it) */
 	/* Lock=yes: what the user locked in stays, a process that made itself
 	 * undumpable too, where the kernel says it runs with no_new_privs (a
@@ -452,7 +446,13 @@ bool engine_placement_outgrown(struct engine *e, struct task *t)
 	 * ids or privilege. Without (an assign, a filter never set, a group
 	 * locked only since), the lock holds nothing the placer may not act
 	 * on. */
-	if (g && g->lock && e->sys->no_new_privs && SYS(e, no_new_privs, t->pid) > 0)
+	return !(g && g->lock && e->sys->no_new_privs && SYS(e, no_new_privs, pid) > 0);
+}
+
+bool engine_placement_outgrown(struct engine *e, struct task *t)
+{
+	if (!t->placer_bound || !engine_origin_explicit(t->origin) ||
+	    !placer_lost(e, t->pid, t->placer, t->placer_gid, placed_group(e, t)))
 		return false;
 	log_task(LOG_INFO, t->pid, NULL,
 		 "PID %d (%s) is no longer a process uid %u may act on (other ids, setuid, undumpable or "
@@ -993,9 +993,8 @@ static int place(struct engine *e, const struct engine_place *req, const struct 
 	struct procinfo pi;
 	struct task_past past;
 	struct task *t;
-	uint64_t past_ns;
-	uint64_t read_ns;
-	bool changed;
+	uint64_t read_ns, past_ns;
+	bool changed, past_cleared;
 	int fd = req->pidfd, r;
 
 	if (req->pid == e->self)
@@ -1024,6 +1023,12 @@ static int place(struct engine *e, const struct engine_place *req, const struct 
 	 * now: the request is authorized again against that. */
 	if (r > 0 && req->authorize)
 		r = req->authorize(req->userdata, req->pid, t);
+	/* An unprivileged placer who may no longer act on it (it ran su since
+	 * it was authorized): refused before anything changes, so that its
+	 * events (the exec, the id change) end what it had, in their order
+	 * with its forks. */
+	if (r >= 0 && g && req->bound && placer_lost(e, req->pid, req->placer, req->placer_gid, g))
+		r = -EPERM;
 	if (r >= 0 && t->key && !(prev_id = strdup(t->key->id)))
 		r = -ENOMEM;
 	if (r >= 0 && t->key) /* this request replaces its placer */
@@ -1055,6 +1060,7 @@ static int place(struct engine *e, const struct engine_place *req, const struct 
 		 * they still inherit that. */
 		past = t->prev;
 		past_ns = t->placed_ns;
+		past_cleared = t->cleared;
 		/* children forked before now inherit what it was */
 		t->prev.id = engine_origin_explicit(t->origin) && prev_id ? prev_id : NULL;
 		t->prev.session = t->origin == ORIGIN_SESSION;
@@ -1101,6 +1107,7 @@ static int place(struct engine *e, const struct engine_place *req, const struct 
 				t->prev = past;
 				past.id = NULL;
 				t->placed_ns = past_ns;
+				t->cleared = past_cleared;
 				r = -EPERM;
 			}
 			if (r >= 0 && g)

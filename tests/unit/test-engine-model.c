@@ -595,6 +595,13 @@ static int fk_seen_until(void *u, const char *path, uint64_t *ret)
 /* Every id of the fake is its uid, or its gid where it has one; nothing is
  * undumpable or privileged. A gid is compared only where the process runs
  * under one of its own (as the kernel compares all ids). */
+/* su_at_may_act: the process of this pid runs su (uid 0) just after the
+ * daemon's su_at_may_act_after-th question whether its placer may act on
+ * it (0: none): a setuid exec that lands between two of the daemon's
+ * checks. */
+static pid_t su_at_may_act;
+static unsigned su_at_may_act_after;
+
 static int fk_may_act(void *u, pid_t pid, uid_t uid, gid_t gid)
 {
 	struct fproc *p = proc_of(pid);
@@ -602,6 +609,13 @@ static int fk_may_act(void *u, pid_t pid, uid_t uid, gid_t gid)
 	(void)u;
 	if (!p)
 		return -ESRCH;
+	if (su_at_may_act == pid && su_at_may_act_after && --su_at_may_act_after == 0) {
+		int r = p->uid == uid && (!p->has_gid || p->gid == gid) ? 0 : -EPERM;
+
+		p->uid = 0;
+		su_at_may_act = 0;
+		return r;
+	}
 	return p->uid == uid && (!p->has_gid || p->gid == gid) ? 0 : -EPERM;
 }
 
@@ -1262,6 +1276,8 @@ static void boot(void)
 /* Everything a run leaves behind, so that runs are independent. */
 static void reset(void)
 {
+	su_at_may_act = 0;
+	su_at_may_act_after = 0;
 	memset(procs, 0, sizeof(procs));
 	memset(holders, 0, sizeof(holders));
 	memset(fds, 0, sizeof(fds));
@@ -3791,7 +3807,20 @@ out:
  * moved a to "two"; a then runs su and a third request fails (EPERM). c,
  * forked before the move, carries "open"'s cookie and is a's child there,
  * as it was before the failed request: not moved to "two". */
-static void test_placement_failed_request_keeps_past(void)
+/* The next request on pid fails as it is made: a runs su right after it
+ * is authorized (its placer then refused before anything changes), or,
+ * late, after the daemon's first check that its placer may act on it
+ * (the request is then undone after it was applied). */
+static void late_su(struct engine_place *rq, pid_t pid, bool late)
+{
+	if (late) {
+		su_at_may_act = pid;
+		su_at_may_act_after = 1;
+	} else
+		rq->authorize = su_after_auth;
+}
+
+static void failed_request_keeps_past(bool late)
 {
 	struct engine_place rq = USER_RQ;
 	struct fproc *a, *c;
@@ -3813,7 +3842,7 @@ static void test_placement_failed_request_keeps_past(void)
 		goto out;
 	rq.group = "two";
 	CHECK(engine_place(e, &rq) == 0 && cookie_of(a) != k0);
-	rq.authorize = su_after_auth;
+	late_su(&rq, a->pid, late);
 	CHECK(engine_place(e, &rq) == -EPERM);
 	deliver(n_events);
 	CHECK(cookie_of(c) == k0 && has_group(c->pid, "open"));
@@ -3821,6 +3850,147 @@ out:
 	e = engine_free(e);
 }
 
+static void test_placement_failed_request_keeps_past(void)
+{
+	failed_request_keeps_past(false);
+}
+
+static void test_placement_failed_request_keeps_past_late(void)
+{
+	failed_request_keeps_past(true);
+}
+
+
+/* uid 1000's placement a waits for "open" after a restart (its restore
+ * failed). Root then places r there: the key is made with a cookie a
+ * never carried. r's grandchild x (its middle process gone, its fork
+ * unseen) carries that cookie before a's retry: it is root's placement
+ * in "open", not uid 1000's outgrown one, and stays there when it runs
+ * a program "web" claims. */
+static void test_placement_waiting_not_placer_of_other_cookie(void)
+{
+	const char *conf = "[Group open]\nAllowUsers=1000\n[Group web]\nMatchExe=/usr/bin/web\n";
+	struct engine_place rq = USER_RQ;
+	struct fproc *a, *r, *m, *x;
+	const struct task *ta;
+	sc_cookie k1, k2;
+
+	e = scenario_with_state(conf);
+	if (!e)
+		return;
+	a = spawn("/usr/bin/job", 1000);
+	deliver(n_events);
+	if (!a)
+		goto out;
+	rq.pid = a->pid;
+	CHECK(engine_place(e, &rq) == 0);
+	k1 = cookie_of(a);
+	engine_tick(e);
+	holder_fail = 2;
+	e = restart_daemon(e, conf, false);
+	holder_fail = 0;
+	if (!e)
+		goto out;
+	ta = engine_task(e, a->pid);
+	CHECK(ta && !ta->key && ta->want && cookie_of(a) == k1);
+	r = spawn("/usr/bin/job", 0);
+	deliver(n_events);
+	if (!r)
+		goto out;
+	CHECK(engine_assign(e, r->pid, "open", NULL, ORIGIN_ASSIGN) == 0);
+	k2 = cookie_of(r);
+	CHECK(k2 != 0 && k2 != k1);
+	m = fork_of(r);
+	x = m ? fork_of(m) : NULL;
+	if (!x)
+		goto out;
+	op_exit(m);
+	deliver_or_lose(1, true); /* m's fork */
+	deliver(n_events);        /* x's fork (its parent unknown), m's exit */
+	CHECK(has_group(x->pid, "open") && cookie_of(x) == k2);
+	exec_as(x, "/usr/bin/web");
+	deliver(n_events);
+	CHECK(cookie_of(x) == k2);
+out:
+	scenario_done();
+}
+
+/* uid 1000 placed a in "open", then in "two"; a forks c2 (its fork event
+ * not read yet) and a third request fails as it is made (a ran su). c2,
+ * forked in "two" as uid 1000's, stays there, as it does when a runs su
+ * with no request (its program, claimed by "web", does not move it). */
+static void test_placement_failed_request_child_between(void)
+{
+	struct engine_place rq = USER_RQ;
+	struct fproc *a, *c2;
+	sc_cookie k2;
+
+	e = scenario("[Group open]\nAllowUsers=1000\n[Group two]\nAllowUsers=1000\n[Group web]\nMatchExe=/usr/bin/web\n");
+	if (!e)
+		return;
+	a = spawn("/usr/bin/job", 1000);
+	deliver(n_events);
+	if (!a)
+		goto out;
+	rq.pid = a->pid;
+	CHECK(engine_place(e, &rq) == 0);
+	rq.group = "two";
+	CHECK(engine_place(e, &rq) == 0);
+	k2 = cookie_of(a);
+	c2 = fork_of(a);
+	if (!c2)
+		goto out;
+	rq.authorize = su_after_auth;
+	CHECK(engine_place(e, &rq) == -EPERM);
+	deliver(n_events);
+	CHECK(cookie_of(c2) == k2 && has_group(c2->pid, "two"));
+	exec_as(c2, "/usr/bin/web");
+	deliver(n_events);
+	CHECK(cookie_of(c2) == k2);
+out:
+	e = engine_free(e);
+}
+
+/* uid 1000 clears a (a rule's member); a forks c (its fork event not read
+ * yet); a request to place a fails as it is made (a ran su). c, forked
+ * cleared, stays at cookie 0, as when a runs su with no request. */
+static void failed_request_after_clear(bool late)
+{
+	struct engine_place rq = USER_RQ;
+	struct fproc *a, *c;
+
+	e = scenario("[Group open]\nAllowUsers=1000\n[Group web]\nMatchExe=/usr/bin/job\nAllowUsers=1000\n");
+	if (!e)
+		return;
+	a = spawn("/usr/bin/job", 1000);
+	deliver(n_events);
+	if (!a)
+		goto out;
+	CHECK(cookie_of(a) != 0 && has_group(a->pid, "web"));
+	rq.pid = a->pid;
+	rq.group = NULL;
+	CHECK(engine_place(e, &rq) == 0 && cookie_of(a) == 0);
+	c = fork_of(a);
+	if (!c)
+		goto out;
+	rq.group = "open";
+	late_su(&rq, a->pid, late);
+	CHECK(engine_place(e, &rq) == -EPERM);
+	deliver(n_events);
+	CHECK(cookie_of(c) == 0);
+out:
+	e = engine_free(e);
+}
+
+static void test_placement_failed_request_after_clear(void)
+{
+	failed_request_after_clear(false);
+}
+
+static void test_placement_failed_request_after_clear_late(void)
+{
+	failed_request_after_clear(true);
+}
 
 /* Lock=yes, c under no_new_privs changed ids (the placement holds, as in
  * test_placement_lock_nnp); the daemon restarts and c's key cannot be
@@ -5737,6 +5907,11 @@ int main(void)
 	RUN(test_placement_pending_record_saved);
 	RUN(test_placement_request_races_su);
 	RUN(test_placement_failed_request_keeps_past);
+	RUN(test_placement_failed_request_keeps_past_late);
+	RUN(test_placement_waiting_not_placer_of_other_cookie);
+	RUN(test_placement_failed_request_child_between);
+	RUN(test_placement_failed_request_after_clear);
+	RUN(test_placement_failed_request_after_clear_late);
 	RUN(test_placement_lock_nnp_pending_restore);
 	RUN(test_placement_record_not_pinned_by_unsettled);
 	RUN(test_placement_request_races_su_exec_judged);

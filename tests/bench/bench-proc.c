@@ -5,7 +5,9 @@
  * own reader (daemon/procinfo.c), timed over ITERATIONS calls a round, the
  * median of the rounds. A child the daemon has to read whole costs it at
  * least the "pidfd + whole read, ids by pidfd" row in the kernel (the
- * row above it on a kernel before 6.13, which has no PIDFD_GET_INFO),
+ * row above it on a kernel before 6.13, which has no PIDFD_GET_INFO; on a
+ * later one its cgroup comes from the id the same ioctl gives, where a
+ * cgroup2 mount shows the id's path),
  * where the floor pays the first: the bound under the CPU-per-exec ratio
  * (3c) that no bookkeeping in user space can go below while the uid, gid,
  * cgroup and start time are read. Prints one table. */
@@ -97,8 +99,9 @@ static int op_pidfd_whole(void)
 	return r < 0 ? r : 0;
 }
 
-/* The engine's read: the ids from the pidfd it holds where the kernel
- * answers PIDFD_GET_INFO (Linux 6.13), not from status. */
+/* The engine's read: the ids (and the cgroup, by its id) from the pidfd
+ * it holds where the kernel answers PIDFD_GET_INFO (Linux 6.13), not from
+ * status (and the cgroup file). */
 static int op_pidfd_whole_ids(void)
 {
 	int fd = (int)syscall(SYS_pidfd_open, subject, 0), r;
@@ -175,7 +178,10 @@ int main(int argc, char **argv)
 	printf("%-36s %10s %8s\n", "read", "us/call", "ratio");
 	for (size_t i = 0; i < n; i++)
 		printf("%-36s %10.2f %8.2f\n", ops[i].name, ops[i].us, ops[i].us / ops[0].us);
-	printf("(ids by pidfd: %s)\n", procinfo_pidfd_ids_supported() > 0 ? "PIDFD_GET_INFO"
+	printf("(ids by pidfd: %s", procinfo_pidfd_ids_supported() > 0 ? "PIDFD_GET_INFO"
 					  : "this kernel has no PIDFD_GET_INFO (Linux 6.13): status, as the row above");
+	if (procinfo_pidfd_ids_supported() > 0)
+		printf("; the cgroup %s", procinfo_cgroups_by_id() ? "by its id" : "read from its file (no cgroup2 mount)");
+	printf(")\n");
 	return 0;
 }

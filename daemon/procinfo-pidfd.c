@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
+#define _GNU_SOURCE /* statx */
 /* A process's ids from its pidfd: PIDFD_GET_INFO (Linux 6.13) answers in
  * one ioctl of under a microsecond what /proc/PID/status makes the kernel
  * format some 1.4 KiB for (its memory figures take the process's mmap
@@ -14,7 +15,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <fcntl.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -94,7 +97,7 @@ int procinfo_pidfd_ids(int pidfd, pid_t pid, uid_t *ret_uid, gid_t *ret_gid, uin
  * the id): a process that moved between the ioctl and the read, a path of
  * another cgroup namespace's, a mount of a subtree, teach nothing. A slot
  * per id's hash, the newest kept: bounded, and a miss only costs the read
- * it saves. */
+ * it saves. Not for threads: only the engine's thread reads with a pidfd. */
 
 #define CGROUP_SLOTS 1024
 
@@ -108,6 +111,7 @@ static struct {
 	int state; /* 1 found, -1 none usable, 0 not looked for yet */
 	char dir[PATH_MAX];
 	dev_t dev;
+	uint64_t mnt_id; /* mountinfo's first field, as statx's STATX_MNT_ID */
 } cgroup_mount;
 static unsigned long cgroups_by_id;
 
@@ -116,7 +120,9 @@ static unsigned long cgroups_by_id;
 static int find_cgroup_mount(void)
 {
 	char line[2 * PATH_MAX], root[PATH_MAX], dir[PATH_MAX];
-	struct stat st;
+	unsigned long long id;
+	unsigned maj, min;
+	struct statx stx;
 	FILE *f = fopen("/proc/self/mountinfo", "re");
 
 	cgroup_mount.state = -1;
@@ -125,11 +131,15 @@ static int find_cgroup_mount(void)
 
 		/* ID PARENT MAJ:MIN ROOT MOUNTPOINT ...; octal escapes in a
 		 * mount point are not undone: such a mount is skipped. */
-		if (!sep || sscanf(line, "%*s %*s %*s %4095s %4095s", root, dir) != 2 || strcmp(root, "/") != 0 ||
-		    strchr(dir, '\\') || stat(dir, &st) < 0)
-			continue;
+		if (!sep || sscanf(line, "%llu %*s %u:%u %4095s %4095s", &id, &maj, &min, root, dir) != 5 ||
+		    strcmp(root, "/") != 0 || strchr(dir, '\\') ||
+		    statx(AT_FDCWD, dir, AT_NO_AUTOMOUNT, STATX_INO | STATX_MNT_ID, &stx) < 0 ||
+		    !(stx.stx_mask & STATX_MNT_ID) || stx.stx_mnt_id != id || stx.stx_dev_major != maj ||
+		    stx.stx_dev_minor != min)
+			continue; /* not that mount's root here (another mounted over it) */
 		snprintf(cgroup_mount.dir, sizeof(cgroup_mount.dir), "%s", strcmp(dir, "/") == 0 ? "" : dir);
-		cgroup_mount.dev = st.st_dev;
+		cgroup_mount.dev = makedev(maj, min);
+		cgroup_mount.mnt_id = id;
 		cgroup_mount.state = 1;
 		break;
 	}
@@ -157,7 +167,7 @@ void procinfo_cgroup_learn(uint64_t id, const char *path)
 {
 	char full[PATH_MAX];
 	struct cgroup_slot *s = cgroup_slot(id);
-	struct stat st;
+	struct statx stx;
 	char *copy;
 
 	if (!id || path[0] != '/' || strstr(path, "/..") || (s->id == id && s->path))
@@ -165,8 +175,10 @@ void procinfo_cgroup_learn(uint64_t id, const char *path)
 	if (cgroup_mount.state < 0 || (cgroup_mount.state == 0 && find_cgroup_mount() < 0))
 		return;
 	if ((size_t)snprintf(full, sizeof(full), "%s%s", cgroup_mount.dir, path) >= sizeof(full) ||
-	    stat(full, &st) < 0 || !S_ISDIR(st.st_mode) || st.st_dev != cgroup_mount.dev || (uint64_t)st.st_ino != id)
-		return;
+	    statx(AT_FDCWD, full, AT_NO_AUTOMOUNT, STATX_TYPE | STATX_INO | STATX_MNT_ID, &stx) < 0 ||
+	    !S_ISDIR(stx.stx_mode) || !(stx.stx_mask & STATX_MNT_ID) || stx.stx_mnt_id != cgroup_mount.mnt_id ||
+	    makedev(stx.stx_dev_major, stx.stx_dev_minor) != cgroup_mount.dev || stx.stx_ino != id)
+		return; /* another cgroup's, or through another mount (a bind of a subtree) */
 	copy = strdup(path);
 	if (!copy)
 		return;

@@ -425,7 +425,9 @@ static int read_rest_at(int dirfd, int pidfd, char *buf, size_t size, struct pro
 	if (r < 0)
 		return r;
 	/* The cgroup the pidfd's ioctl named, met before: its path is known. */
-	known = procinfo_cgroup_by_id(cgroupid);
+	/* Not of a zombie: its cgroup may be gone, which the file says
+	 * ("(deleted)") and the id does not. */
+	known = info->state != 'Z' ? procinfo_cgroup_by_id(cgroupid) : NULL;
 	if (known && strlen(known) < sizeof(info->cgroup)) {
 		memcpy(info->cgroup, known, strlen(known) + 1);
 		goto exe;

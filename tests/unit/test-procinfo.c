@@ -17,6 +17,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <grp.h>
+#include <sched.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/utsname.h>
 #include <time.h>
@@ -1324,6 +1326,98 @@ static void read_cgroup_by_id(void)
 		printf("  note: %s or %s left behind: %s\n", a, b, strerror(errno));
 }
 
+/* A zombie whose cgroup was removed: /proc/PID/cgroup says "(deleted)";
+ * a read through its pidfd must say what the file says, not the removed
+ * cgroup's old path from the id cache (a MatchCgroup= word for the old
+ * path would match it). */
+static void read_cgroup_by_id_removed(void)
+{
+	char mnt[PATH_MAX / 2], a[PATH_MAX];
+	struct procinfo by_file, by_id;
+	int pidfd;
+	pid_t child;
+
+	if (procinfo_pidfd_ids_supported() <= 0 || !cgroup2_mount(mnt, sizeof(mnt))) {
+		printf("SKIP: unit/read_cgroup_by_id_removed: no PIDFD_GET_INFO or no cgroup2 mount\n");
+		return;
+	}
+	snprintf(a, sizeof(a), "%s/test-procinfo-gone-%d", mnt, (int)getpid());
+	CHECK(mkdir(a, 0755) == 0);
+	child = fork();
+	if (child == 0) {
+		pause();
+		_exit(0);
+	}
+	pidfd = (int)syscall(SYS_pidfd_open, child, 0);
+	CHECK(pidfd >= 0 && move_to(a, child));
+	fresh(&by_id);
+	CHECK(procinfo_read_pidfd("/proc", child, pidfd, &by_id) == 0); /* learns a's id */
+	kill(child, SIGKILL);
+	for (int i = 0; i < 200; i++) { /* a zombie, not reaped */
+		fresh(&by_file);
+		if (procinfo_read_stat("/proc", child, &by_file) == 0 && by_file.state == 'Z')
+			break;
+		usleep(5000);
+	}
+	CHECK(rmdir(a) == 0); /* a zombie does not keep its cgroup populated */
+	fresh(&by_file);
+	CHECK(procinfo_read("/proc", child, &by_file) == 0);
+	fresh(&by_id);
+	CHECK(procinfo_read_pidfd("/proc", child, pidfd, &by_id) == 0);
+	CHECK_STREQ(by_id.cgroup, by_file.cgroup);
+	waitpid(child, NULL, 0);
+	close(pidfd);
+}
+
+/* A cgroup subtree bind-mounted inside the cgroup2 mount (same st_dev):
+ * the inode check then accepts a path of another cgroup. A process that
+ * moves from /x/z to /y/z between the ioctl (id of /x/z) and the read of
+ * its cgroup file ("/y/z") calls procinfo_cgroup_learn(id(/x/z), "/y/z"),
+ * done here directly; every later process in /x/z would then be shown,
+ * and judged by MatchCgroup=, as in /y/z. Run in a child with a mount
+ * namespace of its own. */
+static void read_cgroup_learn_through_bind_mount(void)
+{
+	char mnt[PATH_MAX / 2], x[PATH_MAX / 2 + 64], y[PATH_MAX / 2 + 64], xz[PATH_MAX], yz[PATH_MAX], yzp[64];
+	struct stat s;
+	int status = 0;
+	pid_t child;
+
+	if (procinfo_pidfd_ids_supported() <= 0 || !cgroup2_mount(mnt, sizeof(mnt))) {
+		printf("SKIP: unit/read_cgroup_learn_through_bind_mount: no PIDFD_GET_INFO or no cgroup2 mount\n");
+		return;
+	}
+	snprintf(x, sizeof(x), "%s/test-procinfo-x-%d", mnt, (int)getpid());
+	snprintf(y, sizeof(y), "%s/test-procinfo-y-%d", mnt, (int)getpid());
+	snprintf(xz, sizeof(xz), "%s/z", x);
+	snprintf(yz, sizeof(yz), "%s/z", y);
+	snprintf(yzp, sizeof(yzp), "/test-procinfo-y-%d/z", (int)getpid());
+	CHECK(mkdir(x, 0755) == 0 && mkdir(xz, 0755) == 0 && mkdir(y, 0755) == 0 && mkdir(yz, 0755) == 0);
+	CHECK(stat(xz, &s) == 0);
+	child = fork();
+	if (child == 0) {
+		const char *got;
+
+		if (unshare(CLONE_NEWNS) < 0 || mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0 ||
+		    mount(x, y, NULL, MS_BIND, NULL) < 0)
+			_exit(2);
+		/* as if a process moved from x/z to y/z between the ioctl and
+		 * the read of its cgroup file: y/z is x/z through the bind */
+		procinfo_cgroup_learn((uint64_t)s.st_ino, yzp);
+		got = procinfo_cgroup_by_id((uint64_t)s.st_ino);
+		_exit(got ? 1 : 0);
+	}
+	CHECK(child > 0 && waitpid(child, &status, 0) == child);
+	if (WIFEXITED(status) && WEXITSTATUS(status) == 2)
+		printf("SKIP: unit/read_cgroup_learn_through_bind_mount: no mount namespace of its own here\n");
+	else
+		CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	rmdir(xz);
+	rmdir(yz);
+	rmdir(x);
+	rmdir(y);
+}
+
 /* A program whose path is longer than the kernel prints (readlink of
  * exe: ENAMETOOLONG) is read with its exe "" (unreadable, as one we may
  * not inspect), not as a failed read: the rest of the process (ids,
@@ -1444,10 +1538,14 @@ int main(void)
 		RUN(read_live_many_groups);
 		RUN(read_live_ids_by_pidfd);
 		RUN(read_cgroup_by_id);
+		RUN(read_cgroup_by_id_removed);
+		RUN(read_cgroup_learn_through_bind_mount);
 	} else {
 		printf("SKIP: unit/read_live_many_groups: needs root to set the groups\n");
 		printf("SKIP: unit/read_live_ids_by_pidfd: needs root to set the ids\n");
 		printf("SKIP: unit/read_cgroup_by_id: needs root to make cgroups\n");
+		printf("SKIP: unit/read_cgroup_by_id_removed: needs root to make cgroups\n");
+		printf("SKIP: unit/read_cgroup_learn_through_bind_mount: needs root to make cgroups\n");
 	}
 	UNIT_EXIT();
 }

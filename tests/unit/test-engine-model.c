@@ -5759,7 +5759,7 @@ static void test_scan_child_of_parent_now_trusted(void)
  * init's cookie. The fork event then names the child's true parent, gone
  * by now: the child is judged again by the cookie it inherited, not by
  * the one the scan gave it, and its program's group claims it. */
-static void test_scan_gave_child_of_gone_parent_init_key(void)
+static void gone_parent_init_key(bool root_writes)
 {
 	struct fproc *w, *c;
 
@@ -5774,13 +5774,21 @@ static void test_scan_gave_child_of_gone_parent_init_key(void)
 	CHECK(has_group(procs[0].pid, "manual") && w && has_group(w->pid, "web"));
 	c = w ? fork_of(w) : NULL;
 	if (!c)
-		return;
+		goto out;
 	op_exit(w);
 	engine_scan(e, false, true);
+	if (root_writes)
+		set_all(c->pid, 0, true);
 	deliver(n_events);
 	CHECK(has_group(c->pid, "web") && cookie_of(c) != 0 && cookie_of(c) != cookie_of(&procs[0]));
 	CHECK(has_group(procs[0].pid, "manual"));
+out:
 	e = engine_free(e);
+}
+
+static void test_scan_gave_child_of_gone_parent_init_key(void)
+{
+	gone_parent_init_key(false);
 }
 
 /* A keyless process's child, met by a scan before its fork event (keyless
@@ -5848,32 +5856,13 @@ out:
 	e = engine_free(e);
 }
 
-/* The same with a rule's member: the child, judged again, is its group's
- * member all the same, and gets its key's cookie back over root's. */
+/* As test_scan_gave_child_of_gone_parent_init_key, and root gives the
+ * child a cookie of its own after the scan: the child, judged again, is
+ * its group's member all the same, and gets its key's cookie back over
+ * root's. */
 static void test_scan_reparented_member_root_cookie_before_fork_event(void)
 {
-	struct fproc *w, *c;
-
-	e = scenario("[Group manual]\n[Group web]\nMatchExe=/usr/bin/web\n");
-	if (!e)
-		return;
-	w = spawn("/usr/bin/web", 0);
-	deliver(n_events);
-	CHECK(engine_assign(e, procs[0].pid, "manual", NULL, ORIGIN_ASSIGN) == 0);
-	exec_as(&procs[0], "/usr/bin/web");
-	deliver(n_events);
-	CHECK(has_group(procs[0].pid, "manual") && w && has_group(w->pid, "web"));
-	c = w ? fork_of(w) : NULL;
-	if (!c)
-		goto out;
-	op_exit(w);
-	engine_scan(e, false, true);
-	set_all(c->pid, 0, true);
-	deliver(n_events);
-	CHECK(has_group(c->pid, "web") && cookie_of(c) != 0 && cookie_of(c) != cookie_of(&procs[0]));
-	CHECK(has_group(procs[0].pid, "manual"));
-out:
-	e = engine_free(e);
+	gone_parent_init_key(true);
 }
 
 int main(void)

@@ -34,13 +34,10 @@ bool engine_same_program(const struct task *p, const struct procinfo *pi)
  * parent was then: an explicit placement it replaced. */
 static bool inherit_prev(struct engine *e, struct task *t, const struct task *p)
 {
-	const char *slash = strchr(p->prev.id, '/');
-	char group[MATCH_KEY_MAX];
-	const struct group *g;
+	const char *name;
+	const struct group *g = engine_group_of(e, p->prev.id, &name);
 
-	snprintf(group, sizeof(group), "%.*s", slash ? (int)(slash - p->prev.id) : 0, p->prev.id);
-	g = slash ? conf_find_group(e->conf, group) : NULL;
-	if (!g || table_join(e, t, g, slash + 1, !g->trusted && t->cookie && t->cookie != COOKIE_UNKNOWN ? t->pid : 0) < 0)
+	if (!g || table_join(e, t, g, name, !g->trusted && t->cookie && t->cookie != COOKIE_UNKNOWN ? t->pid : 0) < 0)
 		return false;
 	if (t->key->per == PER_PROCESS && t->key->cookie == 0 && t->cookie && t->cookie != COOKIE_UNKNOWN)
 		table_key_cookie(e, t->key, t->cookie);
@@ -120,7 +117,7 @@ static bool waits_in(const struct task *o, const struct key *k)
 
 struct placer_vote {
 	const struct key *k;
-	const char *id;       /* k's id, where a placement may wait for k */
+	bool waits;           /* a placement may wait for k (restores_wait) */
 	struct placers bound; /* the unprivileged placers */
 	uid_t placer;         /* the privileged one, while they share one */
 	bool seen, mixed;
@@ -135,7 +132,7 @@ static void vote_placer(void *userdata, void *value)
 		return;
 	/* a placement in k, or one whose restore waits for k, carrying k's
 	 * cookie (the key took the cookie it had) */
-	if (o->key != v->k && !(v->id && waits_in(o, v->k)))
+	if (o->key != v->k && !(v->waits && waits_in(o, v->k)))
 		return;
 	if (o->placer_bound) {
 		table_placers_add(&v->bound, o->placer, o->placer_gid);
@@ -163,7 +160,7 @@ static void vote_placer(void *userdata, void *value)
  * Otherwise the privileged placer they share, or root where they differ. */
 void engine_inherit_placer(struct engine *e, struct task *t, const struct key *k, const struct placers *gone)
 {
-	struct placer_vote v = { .k = k, .id = k && e->restores_wait ? k->id : NULL };
+	struct placer_vote v = { .k = k, .waits = k && e->restores_wait };
 	int pick = -1;
 
 	/* the live members' placers first: two are kept */
@@ -199,7 +196,7 @@ static void find_waiting(void *userdata, void *value)
  * Its children may carry k's cookie, inherited before the restart. */
 static bool placement_waits_for(struct engine *e, const struct key *k)
 {
-	struct placer_vote v = { .k = k, .id = k->id };
+	struct placer_vote v = { .k = k };
 
 	if (e->restores_wait)
 		hashmap_foreach(e->tasks, find_waiting, &v);

@@ -244,6 +244,9 @@ int engine_ensure(struct engine *e, struct task *t, bool repair);
  * key again with origin; -ENOENT when it is no such, -ESTALE when that
  * key's group went. */
 int engine_buried(struct engine *e, struct task *t, enum origin origin);
+/* The group a "group/name" id names (NULL: none such, no conf, or no '/'
+ * in id), and in *ret_name where the name starts (NULL: no '/'). */
+const struct group *engine_group_of(const struct engine *e, const char *id, const char **ret_name);
 /* engine-child.c: t is new to the table, a child of p (NULL: unknown) forked at forked_ns
  * (0: unknown): joins p's key or is judged on its own (see on_fork). */
 void engine_judge_child(struct engine *e, struct task *t, struct task *p, const struct procinfo *pi,

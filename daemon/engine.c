@@ -245,23 +245,32 @@ void engine_key_name_for(const struct group *g, const struct task *t, char *buf,
 	}
 }
 
+const struct group *engine_group_of(const struct engine *e, const char *id, const char **ret_name)
+{
+	const char *slash = id ? strchr(id, '/') : NULL;
+	char group[MATCH_KEY_MAX];
+
+	*ret_name = slash ? slash + 1 : NULL;
+	if (!slash || !e->conf)
+		return NULL;
+	snprintf(group, sizeof(group), "%.*s", (int)(slash - id), id);
+	return conf_find_group(e->conf, group);
+}
+
 /* t carries the cookie of a key released lately: it joins that key again,
  * which takes the cookie back from it. 0, or -ENOENT when it is no such. */
 int engine_buried(struct engine *e, struct task *t, enum origin origin)
 {
 	const struct grave *gr = table_grave(e, t->cookie);
-	const char *id = gr ? gr->id : NULL, *slash = id ? strchr(id, '/') : NULL;
-	char group[MATCH_KEY_MAX];
-	const struct group *g;
+	const char *name;
+	const struct group *g = engine_group_of(e, gr ? gr->id : NULL, &name);
 	int r;
 
-	if (!slash)
+	if (!name)
 		return -ENOENT;
-	snprintf(group, sizeof(group), "%.*s", (int)(slash - id), id);
-	g = conf_find_group(e->conf, group);
 	if (!g || g->trusted)
 		return -ESTALE; /* ours, of a group that went: not foreign */
-	r = table_join(e, t, g, slash + 1, t->pid);
+	r = table_join(e, t, g, name, t->pid);
 	if (r < 0)
 		return r;
 	if (t->key->per == PER_PROCESS && t->key->cookie == 0)
@@ -386,20 +395,18 @@ static bool name_fits(const struct group *g, const char *name)
 
 static int wanted(struct engine *e, struct task *t)
 {
-	const char *slash = strchr(t->want, '/');
-	char group[MATCH_KEY_MAX], name[MATCH_KEY_MAX];
-	const struct group *g;
+	char name[MATCH_KEY_MAX];
+	const char *keyname;
+	const struct group *g = engine_group_of(e, t->want, &keyname);
 	int r;
 
-	snprintf(group, sizeof(group), "%.*s", slash ? (int)(slash - t->want) : 0, t->want);
-	g = slash ? conf_find_group(e->conf, group) : NULL;
 	/* A kept member's key is named by its group's Per=; a name that does
 	 * not fit it says the group changed Per= since: re-keyed within it. */
-	if (g && t->origin == ORIGIN_STICKY && !name_fits(g, slash + 1)) {
+	if (g && t->origin == ORIGIN_STICKY && !name_fits(g, keyname)) {
 		engine_key_name_for(g, t, name, sizeof(name));
 		r = table_join_restored(e, t, g, name, 0, t->placer, t->origin);
 	} else
-		r = g ? table_join_restored(e, t, g, slash + 1, t->cookie != 0 && !g->trusted ? t->pid : 0, t->placer,
+		r = g ? table_join_restored(e, t, g, keyname, t->cookie != 0 && !g->trusted ? t->pid : 0, t->placer,
 					    t->origin)
 		      : 0;
 	if (r < 0)
@@ -416,15 +423,11 @@ static int wanted(struct engine *e, struct task *t)
 /* The group t is placed in, or waits to be restored to. */
 static const struct group *placed_group(const struct engine *e, const struct task *t)
 {
-	const char *slash = !t->key && t->want ? strchr(t->want, '/') : NULL;
-	char name[MATCH_KEY_MAX];
+	const char *name;
 
-	if (!e->conf || (!t->key && !slash))
-		return NULL;
 	if (t->key)
-		return conf_find_group(e->conf, t->key->group);
-	snprintf(name, sizeof(name), "%.*s", (int)(slash - t->want), t->want);
-	return conf_find_group(e->conf, name);
+		return e->conf ? conf_find_group(e->conf, t->key->group) : NULL;
+	return engine_group_of(e, t->want, &name);
 }
 
 /* An unprivileged caller's placement binds a process only while that

@@ -94,8 +94,9 @@ int procinfo_pidfd_ids(int pidfd, pid_t pid, uid_t *ret_uid, gid_t *ret_gid, uin
  * build the path each time: the path of an id met before is kept here, so
  * that a read with a pidfd takes it from the id. A path is kept only once
  * the cgroup2 mount shows it is that id's (its directory's inode number is
- * the id): a process that moved between the ioctl and the read, a path of
- * another cgroup namespace's, a mount of a subtree, teach nothing. A slot
+ * the id, reached on that very mount): a process that moved between the
+ * ioctl and the read, a path of another cgroup namespace's, a bind of a
+ * subtree inside the mount, teach nothing. A slot
  * per id's hash, the newest kept: bounded, and a miss only costs the read
  * it saves. Not for threads: only the engine's thread reads with a pidfd. */
 

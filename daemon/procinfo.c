@@ -424,14 +424,12 @@ static int read_rest_at(int dirfd, int pidfd, char *buf, size_t size, struct pro
 	r = read_ids_at(dirfd, pidfd, buf, size, info, &cgroupid);
 	if (r < 0)
 		return r;
-	/* The cgroup the pidfd's ioctl named, met before: its path is known. */
-	/* Not of a zombie: its cgroup may be gone, which the file says
+	/* The cgroup the pidfd's ioctl named, met before: its path is known.
+	 * Not of a zombie: its cgroup may be gone, which the file says
 	 * ("(deleted)") and the id does not. */
 	known = info->state != 'Z' ? procinfo_cgroup_by_id(cgroupid) : NULL;
-	if (known && strlen(known) < sizeof(info->cgroup)) {
-		memcpy(info->cgroup, known, strlen(known) + 1);
+	if (known && (size_t)snprintf(info->cgroup, sizeof(info->cgroup), "%s", known) < sizeof(info->cgroup))
 		goto exe;
-	}
 	/* A cgroup path the kernel refuses to print (ENAMETOOLONG, when a
 	 * cgroup namespace's "/.." overflows; a long path it cuts, and
 	 * procinfo_parse_cgroup keeps its whole names) or too long to keep is

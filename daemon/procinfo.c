@@ -32,6 +32,9 @@
 
 #define DELETED_SUFFIX " (deleted)"
 
+/* Reads with a pidfd that read no directory (see rest_by_paths()). */
+static unsigned long reads_by_paths;
+
 /* ---- parsing ---------------------------------------------------------------- */
 
 /* Decimal digits [s, *end) with no sign, into a value <= max. */
@@ -543,28 +546,6 @@ static int read_in_dir(const char *proc_root, pid_t pid, int pidfd, struct proci
 	return r < 0 ? r : 0;
 }
 
-int procinfo_read_pidfd(const char *proc_root, pid_t pid, int pidfd, struct procinfo *ret)
-{
-	info_clear(ret);
-	return read_in_dir(proc_root, pid, pidfd, ret, read_all);
-}
-
-int procinfo_read(const char *proc_root, pid_t pid, struct procinfo *ret)
-{
-	return procinfo_read_pidfd(proc_root, pid, -1, ret);
-}
-
-int procinfo_read_rest_pidfd(const char *proc_root, pid_t pid, int pidfd, struct procinfo *ret)
-{
-	ret->exe[0] = ret->cgroup[0] = '\0';
-	ret->cgroup_cut = ret->exe_too_long = false;
-	return read_in_dir(proc_root, pid, pidfd, ret, read_rest);
-}
-
-int procinfo_read_rest(const char *proc_root, pid_t pid, struct procinfo *ret)
-{
-	return procinfo_read_rest_pidfd(proc_root, pid, -1, ret);
-}
 
 /* The whole of proc_root/PID/rest, a file of one record, by its path: one
  * file needs no directory to tie it to its process. */
@@ -586,6 +567,97 @@ static int parse_stat_of(const char *proc_root, pid_t pid, struct procinfo *info
 	int r = read_pid_file(proc_root, pid, "/stat", buf, sizeof(buf));
 
 	return r < 0 ? r : procinfo_parse_stat(buf, info);
+}
+
+static void rest_clear(struct procinfo *info)
+{
+	info->exe[0] = info->cgroup[0] = '\0';
+	info->cgroup_cut = info->exe_too_long = false;
+}
+
+/* What read_rest() reads, by paths, for a caller that holds pidfd (a pidfd
+ * of pid), with no directory open: the program, then the ids and the
+ * cgroup's id from the pidfd, asked last. The pidfd was opened before the
+ * first file was read and holds no pid of its own once its process is
+ * released; the kernel answers the ioctl only while it is not: so pid
+ * named that process from the first file to the last, as a directory
+ * would have tied them. 1 where a read by paths does not stand alone
+ * (*info then holds parts of it), and the directory is read instead: no
+ * ioctl, a zombie (its cgroup may be gone: the file says so, the id does
+ * not), no program to show (a kernel thread, a main thread gone while
+ * others run: read_rest()'s live thread), a cgroup id not met before (its
+ * path is learnt from the file). */
+static int rest_by_paths(const char *proc_root, pid_t pid, int pidfd, struct procinfo *info)
+{
+	char path[PATH_MAX];
+	const char *known;
+	uint64_t cgroupid;
+	int r;
+
+	if (pidfd < 0 || info->state == 'Z' || info->kernel_thread || procinfo_pidfd_ids_supported() <= 0)
+		return 1;
+	if (!info->exe[0]) { /* else read already, after the stat */
+		r = procinfo_path(path, sizeof(path), proc_root, pid, "/exe");
+		if (r < 0)
+			return r;
+		r = read_exe_at(AT_FDCWD, path, info->exe, sizeof(info->exe));
+		if (r != 0 || !info->exe[0])
+			return r < 0 ? r : 1;
+	}
+	if (procinfo_pidfd_ids(pidfd, pid, &info->uid, &info->gid, &cgroupid) < 0)
+		return 1;
+	known = procinfo_cgroup_by_id(cgroupid);
+	if (!known || (size_t)snprintf(info->cgroup, sizeof(info->cgroup), "%s", known) >= sizeof(info->cgroup))
+		return 1;
+	info->tgid = info->pid; /* a pidfd names a thread group by its leader */
+	reads_by_paths++;
+	return 0;
+}
+
+int procinfo_read_pidfd(const char *proc_root, pid_t pid, int pidfd, struct procinfo *ret)
+{
+	int r;
+
+	info_clear(ret);
+	if (pidfd >= 0) {
+		r = parse_stat_of(proc_root, pid, ret);
+		if (r == 0)
+			r = rest_by_paths(proc_root, pid, pidfd, ret);
+		if (r <= 0)
+			return r;
+		info_clear(ret);
+	}
+	return read_in_dir(proc_root, pid, pidfd, ret, read_all);
+}
+
+int procinfo_read(const char *proc_root, pid_t pid, struct procinfo *ret)
+{
+	return procinfo_read_pidfd(proc_root, pid, -1, ret);
+}
+
+int procinfo_read_rest_pidfd(const char *proc_root, pid_t pid, int pidfd, struct procinfo *ret)
+{
+	int r;
+
+	ret->cgroup[0] = '\0';
+	ret->cgroup_cut = ret->exe_too_long = false;
+	if (pidfd < 0)
+		ret->exe[0] = '\0';
+	r = rest_by_paths(proc_root, pid, pidfd, ret);
+	if (r <= 0)
+		return r;
+	rest_clear(ret);
+	return read_in_dir(proc_root, pid, pidfd, ret, read_rest);
+}
+
+int procinfo_read_rest(const char *proc_root, pid_t pid, struct procinfo *ret)
+{
+	return procinfo_read_rest_pidfd(proc_root, pid, -1, ret);
+}
+
+unsigned long procinfo_reads_by_paths(void)
+{
+	return reads_by_paths;
 }
 
 int procinfo_read_stat(const char *proc_root, pid_t pid, struct procinfo *ret)

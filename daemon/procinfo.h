@@ -32,9 +32,12 @@ struct procinfo {
  * has exited while others run, status, cgroup and exe are a live thread's
  * (the exited one's show what it had when it exited). */
 int procinfo_read(const char *proc_root, pid_t pid, struct procinfo *ret);
-/* procinfo_read() by a caller that holds pidfd, a pidfd of pid (or -1):
- * the ids then come from it (procinfo_pidfd_ids()) where the kernel
- * answers, and status is not read. */
+/* procinfo_read() by a caller that holds pidfd, a pidfd of pid opened
+ * before the read began (or -1): the ids then come from it
+ * (procinfo_pidfd_ids()) where the kernel answers, and status is not
+ * read; where its cgroup's id was met before, stat and exe are read by
+ * their paths, with no directory of the process open, and the ioctl,
+ * asked after them, shows they were its. */
 int procinfo_read_pidfd(const char *proc_root, pid_t pid, int pidfd, struct procinfo *ret);
 /* "PROC_ROOT/PID" followed by rest into buf: its length, -EINVAL for a
  * pid <= 0, -ENAMETOOLONG when it does not fit size. */
@@ -49,8 +52,15 @@ int procinfo_read_stat(const char *proc_root, pid_t pid, struct procinfo *ret);
  * which holds what procinfo_read_stat() just read of pid: the two make one
  * procinfo_read(). */
 int procinfo_read_rest(const char *proc_root, pid_t pid, struct procinfo *ret);
-/* The same, with pidfd a pidfd of pid (or -1), as procinfo_read_pidfd(). */
+/* The same, with pidfd a pidfd of pid (or -1), as procinfo_read_pidfd();
+ * with a pidfd, an exe in *ret is taken as read after the stat (by
+ * procinfo_read_exe()), and not read again where the rest is read by
+ * paths. */
 int procinfo_read_rest_pidfd(const char *proc_root, pid_t pid, int pidfd, struct procinfo *ret);
+/* How many reads with a pidfd took the program, ids and cgroup by paths
+ * and the pidfd, with no directory of the process open (for tests and
+ * benchmarks). */
+unsigned long procinfo_reads_by_paths(void);
 /* The real uid and gid of the process pidfd names, by PIDFD_GET_INFO
  * (Linux 6.13): 0, -ESTALE when pidfd does not name pid's process (pid
  * must be a main thread of the caller's pid namespace), -EOPNOTSUPP when

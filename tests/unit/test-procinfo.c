@@ -1326,6 +1326,112 @@ static void read_cgroup_by_id(void)
 		printf("  note: %s or %s left behind: %s\n", a, b, strerror(errno));
 }
 
+static void same_read(const struct procinfo *a, const struct procinfo *b)
+{
+	CHECK(a->pid == b->pid && a->ppid == b->ppid && a->tgid == b->tgid && a->start_time == b->start_time);
+	CHECK(a->uid == b->uid && a->gid == b->gid && a->state == b->state && a->kernel_thread == b->kernel_thread);
+	CHECK_STREQ(a->comm, b->comm);
+	CHECK_STREQ(a->exe, b->exe);
+	CHECK_STREQ(a->cgroup, b->cgroup);
+	CHECK(a->cgroup_cut == b->cgroup_cut && a->exe_too_long == b->exe_too_long);
+}
+
+/* With a pidfd, and the cgroup's id met before, a read opens no directory
+ * of the process: stat and exe by their paths, the ids and the cgroup from
+ * the pidfd. It says what a read through the directory says, whole or
+ * after a stat read; it is not taken with a pidfd of another process, nor
+ * of a zombie, and a reaped process is gone either way. */
+static void read_by_paths_agrees(void)
+{
+	struct procinfo by_dir, by_paths;
+	unsigned long before, known;
+	int pidfd, selffd;
+	pid_t child;
+
+	if (procinfo_pidfd_ids_supported() <= 0) {
+		printf("SKIP: unit/read_by_paths_agrees: this kernel has no PIDFD_GET_INFO (Linux 6.13)\n");
+		return;
+	}
+	child = fork();
+	if (child == 0) {
+		pause();
+		_exit(0);
+	}
+	pidfd = child > 0 ? (int)syscall(SYS_pidfd_open, child, 0) : -1;
+	selffd = (int)syscall(SYS_pidfd_open, getpid(), 0);
+	CHECK(child > 0 && pidfd >= 0 && selffd >= 0);
+	for (int i = 0; i < 200; i++) { /* asleep in pause(): its state stays */
+		fresh(&by_dir);
+		if (procinfo_read_stat("/proc", child, &by_dir) == 0 && by_dir.state == 'S')
+			break;
+		usleep(5000);
+	}
+	fresh(&by_paths);
+	CHECK(procinfo_read_pidfd("/proc", child, pidfd, &by_paths) == 0); /* meets the cgroup's id */
+	before = procinfo_reads_by_paths();
+	known = procinfo_cgroups_by_id();
+	fresh(&by_paths);
+	CHECK(procinfo_read_pidfd("/proc", child, pidfd, &by_paths) == 0);
+	if (procinfo_cgroups_by_id() == known) {
+		printf("SKIP: unit/read_by_paths_agrees: the cgroup's id was not learnt (no cgroup2 mount of the "
+		       "whole hierarchy here)\n");
+		goto out;
+	}
+	CHECK(procinfo_reads_by_paths() == before + 1);
+	fresh(&by_dir);
+	CHECK(procinfo_read("/proc", child, &by_dir) == 0);
+	same_read(&by_paths, &by_dir);
+	CHECK(by_paths.tgid == child && by_paths.exe[0] == '/');
+	/* the rest after a stat read, as a fork's read takes it */
+	fresh(&by_paths);
+	CHECK(procinfo_read_stat("/proc", child, &by_paths) == 0);
+	CHECK(procinfo_read_rest_pidfd("/proc", child, pidfd, &by_paths) == 0);
+	CHECK(procinfo_reads_by_paths() == before + 2);
+	same_read(&by_paths, &by_dir);
+	/* with its program read after the stat: that read is taken, not made again */
+	fresh(&by_paths);
+	CHECK(procinfo_read_stat("/proc", child, &by_paths) == 0);
+	CHECK(procinfo_read_exe("/proc", child, by_paths.exe, sizeof(by_paths.exe)) == 0);
+	CHECK_STREQ(by_paths.exe, by_dir.exe);
+	snprintf(by_paths.exe, sizeof(by_paths.exe), "/read/after/the/stat");
+	CHECK(procinfo_read_rest_pidfd("/proc", child, pidfd, &by_paths) == 0);
+	CHECK(procinfo_reads_by_paths() == before + 3);
+	CHECK_STREQ(by_paths.exe, "/read/after/the/stat");
+	CHECK(by_paths.uid == by_dir.uid && by_paths.gid == by_dir.gid);
+	CHECK_STREQ(by_paths.cgroup, by_dir.cgroup);
+	/* another process's pidfd ties nothing to child: through the directory */
+	fresh(&by_paths);
+	CHECK(procinfo_read_pidfd("/proc", child, selffd, &by_paths) == 0);
+	CHECK(procinfo_reads_by_paths() == before + 3);
+	same_read(&by_paths, &by_dir);
+	/* a zombie: through the directory, its cgroup from its file */
+	kill(child, SIGKILL);
+	for (int i = 0; i < 200; i++) {
+		fresh(&by_dir);
+		if (procinfo_read_stat("/proc", child, &by_dir) == 0 && by_dir.state == 'Z')
+			break;
+		usleep(5000);
+	}
+	CHECK(by_dir.state == 'Z');
+	fresh(&by_dir);
+	CHECK(procinfo_read("/proc", child, &by_dir) == 0);
+	fresh(&by_paths);
+	CHECK(procinfo_read_pidfd("/proc", child, pidfd, &by_paths) == 0);
+	CHECK(procinfo_reads_by_paths() == before + 3);
+	same_read(&by_paths, &by_dir);
+	waitpid(child, NULL, 0);
+	fresh(&by_paths);
+	CHECK(procinfo_read_pidfd("/proc", child, pidfd, &by_paths) == -ESRCH);
+	child = 0;
+out:
+	if (child > 0) {
+		kill(child, SIGKILL);
+		waitpid(child, NULL, 0);
+	}
+	close(pidfd);
+	close(selffd);
+}
+
 /* A zombie whose cgroup was removed: /proc/PID/cgroup says "(deleted)";
  * a read through its pidfd must say what the file says, not the removed
  * cgroup's old path from the id cache (a MatchCgroup= word for the old
@@ -1534,6 +1640,7 @@ int main(void)
 	RUN(pidfd_poll_states);
 	RUN(pidfd_ids_answers);
 	RUN(read_live_exe_too_long);
+	RUN(read_by_paths_agrees);
 	if (geteuid() == 0) {
 		RUN(read_live_many_groups);
 		RUN(read_live_ids_by_pidfd);

@@ -101,7 +101,8 @@ static int op_pidfd_whole(void)
 
 /* The engine's read: the ids (and the cgroup, by its id) from the pidfd
  * it holds where the kernel answers PIDFD_GET_INFO (Linux 6.13), not from
- * status (and the cgroup file). */
+ * status (and the cgroup file); then stat and exe by their paths, with no
+ * directory of the process opened (the ioctl ties them to it). */
 static int op_pidfd_whole_ids(void)
 {
 	int fd = (int)syscall(SYS_pidfd_open, subject, 0), r;
@@ -182,6 +183,8 @@ int main(int argc, char **argv)
 					  : "this kernel has no PIDFD_GET_INFO (Linux 6.13): status, as the row above");
 	if (procinfo_pidfd_ids_supported() > 0)
 		printf("; the cgroup %s", procinfo_cgroups_by_id() ? "by its id" : "read from its file (no cgroup2 mount)");
+	if (procinfo_reads_by_paths())
+		printf("; stat and exe by their paths, no directory opened");
 	printf(")\n");
 	return 0;
 }

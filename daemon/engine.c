@@ -990,6 +990,18 @@ const struct conf *engine_conf(const struct engine *e)
 /* An explicit decision about one process: the key of group g named
  * req->key (or as g's Per= names it), or cookie 0 without g. The pidfd,
  * open throughout, proves that the process read is the one acted on. */
+/* A request the engine refuses itself, and why (for the caller's answer). */
+static int refuse(const struct engine_place *req, const char *why)
+{
+	if (req->why)
+		*req->why = why;
+	return -EPERM;
+}
+
+#define OUTGROWN_WHY                                                                                           \
+	"the process changed its ids, ran a setuid program, or became undumpable or privileged while the "    \
+	"request was made: the kernel would no longer let this user act on it"
+
 static int place(struct engine *e, const struct engine_place *req, const struct group *g)
 {
 	char name[MATCH_KEY_MAX], *prev_id = NULL;
@@ -1001,7 +1013,7 @@ static int place(struct engine *e, const struct engine_place *req, const struct 
 	int fd = req->pidfd, r;
 
 	if (req->pid == e->self)
-		return -EPERM;
+		return refuse(req, "the daemon does not place itself");
 	if (fd < 0 && (fd = SYS(e, pidfd_open, req->pid)) < 0)
 		return fd;
 	r = engine_read(e, req->pid, &pi, &read_ns);
@@ -1012,7 +1024,7 @@ static int place(struct engine *e, const struct engine_place *req, const struct 
 	if (r >= 0 && !SYS(e, pidfd_alive, fd))
 		r = -ESRCH;
 	if (r >= 0 && g && pi.kernel_thread)
-		r = -EPERM;
+		r = refuse(req, "a kernel thread is in no group");
 	if (r >= 0 && req->authorize)
 		r = req->authorize(req->userdata, req->pid, engine_task(e, req->pid));
 	if (r >= 0)
@@ -1031,7 +1043,7 @@ static int place(struct engine *e, const struct engine_place *req, const struct 
 	 * events (the exec, the id change) end what it had, in their order
 	 * with its forks. */
 	if (r >= 0 && g && req->bound && placer_lost(e, req->pid, req->placer, req->placer_gid, g))
-		r = -EPERM;
+		r = refuse(req, OUTGROWN_WHY);
 	if (r >= 0 && t->key && !(prev_id = strdup(t->key->id)))
 		r = -ENOMEM;
 	if (r >= 0 && t->key) /* this request replaces its placer */
@@ -1111,7 +1123,7 @@ static int place(struct engine *e, const struct engine_place *req, const struct 
 				past.id = NULL;
 				t->placed_ns = past_ns;
 				t->cleared = past_cleared;
-				r = -EPERM;
+				r = refuse(req, OUTGROWN_WHY);
 			}
 			if (r >= 0 && g)
 				(void)table_key_hold_from(e, t->key, t);

@@ -192,6 +192,10 @@ struct engine_place {
 	 * authorize() read is what was acted on. 0 or a negative errno. */
 	int (*authorize)(void *userdata, pid_t pid, const struct task *current);
 	void *userdata;
+	/* Where not NULL: set to why, when the engine refuses the request
+	 * itself with -EPERM (the daemon, a kernel thread, a bound request
+	 * whose placer lost the process meanwhile); left alone otherwise. */
+	const char **why;
 };
 /* Sticky, inherited by children. Returns 0 or a negative errno (-ESRCH,
  * -ENOENT no such group, or what authorize() returned). */

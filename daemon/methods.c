@@ -664,7 +664,7 @@ static int place(struct daemon *d, const struct control_caller *c, json_object *
 	json_object *jg = NULL, *jk = NULL, *jo = NULL, *ok, *failed;
 	struct place_ctx x = { .c = c, .conf = conf, .engine = d->engine, .pidfd = pids ? -1 : c->peer->pidfd };
 	struct engine_place rq = { .pidfd = x.pidfd, .origin = origin, .placer = c->uid, .placer_gid = c->gid,
-				   .bound = !c->privileged, .authorize = authorize, .userdata = &x };
+				   .bound = !c->privileged, .authorize = authorize, .userdata = &x, .why = &x.why };
 	const struct group *g;
 	const struct task *t = NULL;
 

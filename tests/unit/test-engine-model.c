@@ -3823,6 +3823,7 @@ static void late_su(struct engine_place *rq, pid_t pid, bool late)
 static void failed_request_keeps_past(bool late)
 {
 	struct engine_place rq = USER_RQ;
+	const char *why = NULL;
 	struct fproc *a, *c;
 	sc_cookie k0;
 
@@ -3841,9 +3842,11 @@ static void failed_request_keeps_past(bool late)
 	if (!c)
 		goto out;
 	rq.group = "two";
-	CHECK(engine_place(e, &rq) == 0 && cookie_of(a) != k0);
+	rq.why = &why;
+	CHECK(engine_place(e, &rq) == 0 && cookie_of(a) != k0 && !why);
 	late_su(&rq, a->pid, late);
 	CHECK(engine_place(e, &rq) == -EPERM);
+	CHECK(why && strstr(why, "setuid")); /* the refusal says why */
 	deliver(n_events);
 	CHECK(cookie_of(c) == k0 && has_group(c->pid, "open"));
 out:

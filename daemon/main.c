@@ -308,7 +308,10 @@ static int setup_loop(struct daemon *d)
 	uint64_t now;
 	int r;
 
-	r = sd_event_default(&d->event);
+	/* A loop of its own, not the thread's default one: sd-event checks
+	 * the thread of a default loop (gettid()) at every iteration, one
+	 * system call per wake-up of the event path. */
+	r = sd_event_new(&d->event);
 	if (r < 0)
 		return r;
 	sd_event_add_signal(d->event, NULL, SIGTERM, NULL, NULL);

@@ -87,6 +87,20 @@ int procinfo_pidfd_ids(int pidfd, pid_t pid, uid_t *ret_uid, gid_t *ret_gid, uin
 	return 0;
 }
 
+int procinfo_pidfd_cgroupid(int pidfd, pid_t pid, uint64_t *ret)
+{
+	struct pidfd_info_v0 info = { .mask = PIDFD_INFO_V0_PID | PIDFD_INFO_V0_CGROUPID };
+
+	if (pidfd_info_state <= 0)
+		return -EOPNOTSUPP;
+	if (ioctl(pidfd, PIDFD_GET_INFO_V0, &info) < 0)
+		return -errno;
+	if (!(info.mask & PIDFD_INFO_V0_PID) || pid <= 0 || info.pid != (uint32_t)pid || info.tgid != (uint32_t)pid)
+		return -ESTALE;
+	*ret = info.mask & PIDFD_INFO_V0_CGROUPID ? info.cgroupid : 0;
+	return 0;
+}
+
 /* ---- cgroup paths by id --------------------------------------------------------
  * The ioctl also gives the process's cgroup (v2) as an id, which names one
  * cgroup for as long as the system runs (ids are not reused, and a v2

@@ -575,6 +575,31 @@ static void rest_clear(struct procinfo *info)
 	info->cgroup_cut = info->exe_too_long = false;
 }
 
+/* The cgroup of a process whose cgroup id (cgroupid, from the ioctl just
+ * asked) was not met before: its file, by its path, then the ioctl again,
+ * which shows the file was still the process's and that it had not moved
+ * to another cgroup meanwhile: the id's path is learnt from it. 1 where
+ * it moved (the directory is read instead). What the file says is taken
+ * as read_rest_at() takes it. */
+static int cgroup_by_path(const char *proc_root, pid_t pid, int pidfd, uint64_t cgroupid, struct procinfo *info)
+{
+	char buf[CGROUP_READ_MAX];
+	uint64_t again;
+	int r = read_pid_file(proc_root, pid, "/cgroup", buf, sizeof(buf));
+
+	if (r == 0)
+		r = procinfo_parse_cgroup(buf, info->cgroup, sizeof(info->cgroup), &info->cgroup_cut);
+	if (r == -ENAMETOOLONG)
+		info->cgroup[0] = '\0';
+	else if (r < 0)
+		return r;
+	if (procinfo_pidfd_cgroupid(pidfd, pid, &again) < 0 || again != cgroupid)
+		return 1;
+	if (r >= 0 && cgroupid && !info->cgroup_cut)
+		procinfo_cgroup_learn(cgroupid, info->cgroup);
+	return 0;
+}
+
 /* What read_rest() reads, by paths, for a caller that holds pidfd (a pidfd
  * of pid), with no directory open: the program, then the ids and the
  * cgroup's id from the pidfd, asked last. The pidfd was opened before the
@@ -585,8 +610,8 @@ static void rest_clear(struct procinfo *info)
  * (*info then holds parts of it), and the directory is read instead: no
  * ioctl, a zombie (its cgroup may be gone: the file says so, the id does
  * not), no program to show (a kernel thread, a main thread gone while
- * others run: read_rest()'s live thread), a cgroup id not met before (its
- * path is learnt from the file). */
+ * others run: read_rest()'s live thread), a process that moved to another
+ * cgroup while its cgroup file was read (cgroup_by_path()). */
 static int rest_by_paths(const char *proc_root, pid_t pid, int pidfd, struct procinfo *info)
 {
 	char path[PATH_MAX];
@@ -607,8 +632,10 @@ static int rest_by_paths(const char *proc_root, pid_t pid, int pidfd, struct pro
 	if (procinfo_pidfd_ids(pidfd, pid, &info->uid, &info->gid, &cgroupid) < 0)
 		return 1;
 	known = procinfo_cgroup_by_id(cgroupid);
-	if (!known || (size_t)snprintf(info->cgroup, sizeof(info->cgroup), "%s", known) >= sizeof(info->cgroup))
+	if (known && (size_t)snprintf(info->cgroup, sizeof(info->cgroup), "%s", known) >= sizeof(info->cgroup))
 		return 1;
+	if (!known && (r = cgroup_by_path(proc_root, pid, pidfd, cgroupid, info)) != 0)
+		return r;
 	info->tgid = info->pid; /* a pidfd names a thread group by its leader */
 	reads_by_paths++;
 	return 0;

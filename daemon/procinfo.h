@@ -72,6 +72,11 @@ int procinfo_pidfd_ids(int pidfd, pid_t pid, uid_t *ret_uid, gid_t *ret_gid, uin
 /* 1 when the kernel answers PIDFD_GET_INFO, -1 when it does not (asked
  * of a pidfd of the caller's own, until the kernel has said). */
 int procinfo_pidfd_ids_supported(void);
+/* procinfo_pidfd_ids() asked again, for the cgroup id alone: to show a
+ * read made after it was still of the pidfd's process (the kernel answers
+ * only until the process is released) and in that cgroup. Not counted by
+ * procinfo_pidfd_ids_taken(). */
+int procinfo_pidfd_cgroupid(int pidfd, pid_t pid, uint64_t *ret);
 /* How many reads took their ids from a pidfd (for tests and logs). */
 unsigned long procinfo_pidfd_ids_taken(void);
 /* The path of cgroup (v2) id as /proc/PID/cgroup shows it, where a read

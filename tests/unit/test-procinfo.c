@@ -1268,7 +1268,7 @@ static void read_cgroup_by_id(void)
 {
 	char mnt[PATH_MAX / 2], a[PATH_MAX], b[PATH_MAX];
 	struct procinfo by_file, by_id;
-	unsigned long before;
+	unsigned long before, paths;
 	int pidfd;
 	pid_t child;
 
@@ -1303,15 +1303,18 @@ static void read_cgroup_by_id(void)
 		fresh(&by_file);
 		CHECK(procinfo_read("/proc", child, &by_file) == 0);
 		CHECK(strcmp(by_file.cgroup, to + strlen(mnt)) == 0);
-		/* the first read with the pidfd learns the id, the second takes it */
-		fresh(&by_id);
-		CHECK(procinfo_read_pidfd("/proc", child, pidfd, &by_id) == 0);
-		CHECK(strcmp(by_id.cgroup, by_file.cgroup) == 0);
+		/* the first read with the pidfd learns the id (from the file,
+		 * by its path: no directory either), the second takes it */
+		paths = procinfo_reads_by_paths();
 		before = procinfo_cgroups_by_id();
 		fresh(&by_id);
 		CHECK(procinfo_read_pidfd("/proc", child, pidfd, &by_id) == 0);
+		CHECK(strcmp(by_id.cgroup, by_file.cgroup) == 0);
+		CHECK(procinfo_cgroups_by_id() == before && procinfo_reads_by_paths() == paths + 1);
+		fresh(&by_id);
+		CHECK(procinfo_read_pidfd("/proc", child, pidfd, &by_id) == 0);
 		CHECK(strcmp(by_id.cgroup, by_file.cgroup) == 0 && !by_id.cgroup_cut);
-		CHECK(procinfo_cgroups_by_id() == before + 1);
+		CHECK(procinfo_cgroups_by_id() == before + 1 && procinfo_reads_by_paths() == paths + 2);
 	}
 	/* back in a: by its id, a's path again, not b's */
 	CHECK(move_to(a, child));

@@ -987,9 +987,6 @@ const struct conf *engine_conf(const struct engine *e)
 	return e->conf;
 }
 
-/* An explicit decision about one process: the key of group g named
- * req->key (or as g's Per= names it), or cookie 0 without g. The pidfd,
- * open throughout, proves that the process read is the one acted on. */
 /* A request the engine refuses itself, and why (for the caller's answer). */
 static int refuse(const struct engine_place *req, const char *why)
 {
@@ -1002,6 +999,9 @@ static int refuse(const struct engine_place *req, const char *why)
 	"the process changed its ids, ran a setuid program, or became undumpable or privileged while the "    \
 	"request was made: the kernel would no longer let this user act on it"
 
+/* An explicit decision about one process: the key of group g named
+ * req->key (or as g's Per= names it), or cookie 0 without g. The pidfd,
+ * open throughout, proves that the process read is the one acted on. */
 static int place(struct engine *e, const struct engine_place *req, const struct group *g)
 {
 	char name[MATCH_KEY_MAX], *prev_id = NULL;

@@ -646,7 +646,9 @@ int procinfo_read_pidfd(const char *proc_root, pid_t pid, int pidfd, struct proc
 	int r;
 
 	info_clear(ret);
-	if (pidfd >= 0) {
+	/* Not where the kernel has no such ioctl: its answer ties the files
+	 * read by their paths to the process (asked once, then known). */
+	if (pidfd >= 0 && procinfo_pidfd_ids_supported() > 0) {
 		r = parse_stat_of(proc_root, pid, ret);
 		if (r == 0)
 			r = rest_by_paths(proc_root, pid, pidfd, ret);

@@ -35,9 +35,12 @@ int procinfo_read(const char *proc_root, pid_t pid, struct procinfo *ret);
 /* procinfo_read() by a caller that holds pidfd, a pidfd of pid opened
  * before the read began (or -1): the ids then come from it
  * (procinfo_pidfd_ids()) where the kernel answers, and status is not
- * read; where its cgroup's id was met before, stat and exe are read by
- * their paths, with no directory of the process open, and the ioctl,
- * asked after them, shows they were its. */
+ * read; stat, exe and (for a cgroup id not met before) the cgroup file
+ * are then read by their paths, with no directory of the process open,
+ * and the ioctl, asked after them, shows they were its. Where that read
+ * cannot stand alone (a zombie, a kernel thread, a main thread gone, a
+ * process that moved to another cgroup meanwhile) the directory is read
+ * after it. */
 int procinfo_read_pidfd(const char *proc_root, pid_t pid, int pidfd, struct procinfo *ret);
 /* "PROC_ROOT/PID" followed by rest into buf: its length, -EINVAL for a
  * pid <= 0, -ENAMETOOLONG when it does not fit size. */

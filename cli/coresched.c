@@ -60,7 +60,7 @@ static void usage(FILE *f)
 		   " list          groups and their keys, tasks and cookies\n"
 		   " ps            processes coreschedd tracks (PIDs, or -u USER, -g GROUP)\n"
 		   " explain       which group a process belongs in, rule by rule, and why\n"
-		   " assign        put PIDs into GROUP until they exec\n"
+		   " assign        put PIDs into GROUP (across exec; their new children join)\n"
 		   " run -g GROUP  join GROUP, then execute COMMAND\n"
 		   " reload        read the configuration again; errors keep the old one\n"
 		   " check-config  check the configuration in DIR (default: coreschedd's)\n"

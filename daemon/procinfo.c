@@ -415,6 +415,20 @@ static int read_ids_at(int dirfd, int pidfd, char *buf, size_t size, struct proc
 	return 0;
 }
 
+/* What a read of a cgroup file (r, into buf) says of info's cgroup: 1 a
+ * whole path, which may be learnt for its id; 0 none (a path the kernel
+ * would not print); or what failed. */
+static int take_cgroup(int r, const char *buf, struct procinfo *info)
+{
+	if (r == 0)
+		r = procinfo_parse_cgroup(buf, info->cgroup, sizeof(info->cgroup), &info->cgroup_cut);
+	if (r == -ENAMETOOLONG) {
+		info->cgroup[0] = '\0';
+		return 0;
+	}
+	return r < 0 ? r : !info->cgroup_cut;
+}
+
 /* ids, cgroup and exe of the task whose directory dirfd is. */
 static int read_rest_at(int dirfd, int pidfd, char *buf, size_t size, struct procinfo *info)
 {
@@ -440,14 +454,10 @@ static int read_rest_at(int dirfd, int pidfd, char *buf, size_t size, struct pro
 	 * and what the other files say still counts. An unreadable process
 	 * would escape every rule, and a user may nest cgroups in a delegated
 	 * subtree. */
-	r = read_text(dirfd, "cgroup", buf, size);
-	if (r == 0)
-		r = procinfo_parse_cgroup(buf, info->cgroup, sizeof(info->cgroup), &info->cgroup_cut);
-	if (r == -ENAMETOOLONG)
-		info->cgroup[0] = '\0';
-	else if (r < 0)
+	r = take_cgroup(read_text(dirfd, "cgroup", buf, size), buf, info);
+	if (r < 0)
 		return r;
-	else if (cgroupid && !info->cgroup_cut)
+	if (r > 0 && cgroupid)
 		procinfo_cgroup_learn(cgroupid, info->cgroup);
 exe:
 	r = read_exe_at(dirfd, "exe", info->exe, sizeof(info->exe));
@@ -585,17 +595,13 @@ static int cgroup_by_path(const char *proc_root, pid_t pid, int pidfd, uint64_t 
 {
 	char buf[CGROUP_READ_MAX];
 	uint64_t again;
-	int r = read_pid_file(proc_root, pid, "/cgroup", buf, sizeof(buf));
+	int r = take_cgroup(read_pid_file(proc_root, pid, "/cgroup", buf, sizeof(buf)), buf, info);
 
-	if (r == 0)
-		r = procinfo_parse_cgroup(buf, info->cgroup, sizeof(info->cgroup), &info->cgroup_cut);
-	if (r == -ENAMETOOLONG)
-		info->cgroup[0] = '\0';
-	else if (r < 0)
+	if (r < 0)
 		return r;
 	if (procinfo_pidfd_cgroupid(pidfd, pid, &again) < 0 || again != cgroupid)
 		return 1;
-	if (r >= 0 && cgroupid && !info->cgroup_cut)
+	if (r > 0 && cgroupid)
 		procinfo_cgroup_learn(cgroupid, info->cgroup);
 	return 0;
 }

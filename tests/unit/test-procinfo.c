@@ -1182,6 +1182,32 @@ static void read_live_ids_by_pidfd(void)
 	close(selffd);
 }
 
+/* A child that sleeps in pause() until killed, and its pidfd in
+ * *ret_pidfd (-1 where none could be opened). */
+static pid_t paused_child(int *ret_pidfd)
+{
+	pid_t child = fork();
+
+	if (child == 0) {
+		pause();
+		_exit(0);
+	}
+	*ret_pidfd = child > 0 ? (int)syscall(SYS_pidfd_open, child, 0) : -1;
+	return child;
+}
+
+/* Waits (up to a second) for pid's stat to show state; what it showed last
+ * is in *ret. */
+static void wait_state(pid_t pid, char state, struct procinfo *ret)
+{
+	for (int i = 0; i < 200; i++) {
+		fresh(ret);
+		if (procinfo_read_stat("/proc", pid, ret) == 0 && ret->state == state)
+			return;
+		usleep(5000);
+	}
+}
+
 /* Linux 6.13 and later answer PIDFD_GET_INFO: a kernel that does and a
  * check that says it does not is a broken check, not an old kernel. */
 static bool kernel_has_pidfd_info(void)
@@ -1287,12 +1313,7 @@ static void read_cgroup_by_id(void)
 		rmdir(a);
 		return;
 	}
-	child = fork();
-	if (child == 0) {
-		pause();
-		_exit(0);
-	}
-	pidfd = child > 0 ? (int)syscall(SYS_pidfd_open, child, 0) : -1;
+	child = paused_child(&pidfd);
 	CHECK(child > 0 && pidfd >= 0);
 	CHECK(move_to(a, child));
 	for (int round = 0; round < 2; round++) {
@@ -1355,20 +1376,10 @@ static void read_by_paths_agrees(void)
 		printf("SKIP: unit/read_by_paths_agrees: this kernel has no PIDFD_GET_INFO (Linux 6.13)\n");
 		return;
 	}
-	child = fork();
-	if (child == 0) {
-		pause();
-		_exit(0);
-	}
-	pidfd = child > 0 ? (int)syscall(SYS_pidfd_open, child, 0) : -1;
+	child = paused_child(&pidfd);
 	selffd = (int)syscall(SYS_pidfd_open, getpid(), 0);
 	CHECK(child > 0 && pidfd >= 0 && selffd >= 0);
-	for (int i = 0; i < 200; i++) { /* asleep in pause(): its state stays */
-		fresh(&by_dir);
-		if (procinfo_read_stat("/proc", child, &by_dir) == 0 && by_dir.state == 'S')
-			break;
-		usleep(5000);
-	}
+	wait_state(child, 'S', &by_dir); /* asleep in pause(): its state stays */
 	fresh(&by_paths);
 	CHECK(procinfo_read_pidfd("/proc", child, pidfd, &by_paths) == 0); /* meets the cgroup's id */
 	before = procinfo_reads_by_paths();
@@ -1409,12 +1420,7 @@ static void read_by_paths_agrees(void)
 	same_read(&by_paths, &by_dir);
 	/* a zombie: through the directory, its cgroup from its file */
 	kill(child, SIGKILL);
-	for (int i = 0; i < 200; i++) {
-		fresh(&by_dir);
-		if (procinfo_read_stat("/proc", child, &by_dir) == 0 && by_dir.state == 'Z')
-			break;
-		usleep(5000);
-	}
+	wait_state(child, 'Z', &by_dir);
 	CHECK(by_dir.state == 'Z');
 	fresh(&by_dir);
 	CHECK(procinfo_read("/proc", child, &by_dir) == 0);
@@ -1452,22 +1458,12 @@ static void read_cgroup_by_id_removed(void)
 	}
 	snprintf(a, sizeof(a), "%s/test-procinfo-gone-%d", mnt, (int)getpid());
 	CHECK(mkdir(a, 0755) == 0);
-	child = fork();
-	if (child == 0) {
-		pause();
-		_exit(0);
-	}
-	pidfd = (int)syscall(SYS_pidfd_open, child, 0);
+	child = paused_child(&pidfd);
 	CHECK(pidfd >= 0 && move_to(a, child));
 	fresh(&by_id);
 	CHECK(procinfo_read_pidfd("/proc", child, pidfd, &by_id) == 0); /* learns a's id */
 	kill(child, SIGKILL);
-	for (int i = 0; i < 200; i++) { /* a zombie, not reaped */
-		fresh(&by_file);
-		if (procinfo_read_stat("/proc", child, &by_file) == 0 && by_file.state == 'Z')
-			break;
-		usleep(5000);
-	}
+	wait_state(child, 'Z', &by_file); /* a zombie, not reaped */
 	CHECK(rmdir(a) == 0); /* a zombie does not keep its cgroup populated */
 	fresh(&by_file);
 	CHECK(procinfo_read("/proc", child, &by_file) == 0);

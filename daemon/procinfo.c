@@ -585,21 +585,34 @@ static void rest_clear(struct procinfo *info)
 	info->cgroup_cut = info->exe_too_long = false;
 }
 
+/* The ioctl's failure r, as rest_by_paths() returns it: PIDFD_GONE where
+ * the pidfd's process was released (ESRCH), else 1. */
+#define PIDFD_GONE 2
+static int ioctl_failed(int r)
+{
+	return r == -ESRCH ? PIDFD_GONE : 1;
+}
+
 /* The cgroup of a process whose cgroup id (cgroupid, from the ioctl just
  * asked) was not met before: its file, by its path, then the ioctl again,
- * which shows the file was still the process's and that it had not moved
- * to another cgroup meanwhile: the id's path is learnt from it. 1 where
- * it moved (the directory is read instead). What the file says is taken
- * as read_rest_at() takes it. */
+ * which shows the file was still the process's, and in that cgroup again:
+ * the id's path is learnt from it (a move there and back between the two
+ * ioctls shows another cgroup's path, whose directory is not the id's,
+ * and procinfo_cgroup_learn() refuses it). 1 where the ids differ (the
+ * directory is read instead), PIDFD_GONE as rest_by_paths() says. What
+ * the file says is taken as read_rest_at() takes it. */
 static int cgroup_by_path(const char *proc_root, pid_t pid, int pidfd, uint64_t cgroupid, struct procinfo *info)
 {
 	char buf[CGROUP_READ_MAX];
 	uint64_t again;
-	int r = take_cgroup(read_pid_file(proc_root, pid, "/cgroup", buf, sizeof(buf)), buf, info);
+	int r2, r = take_cgroup(read_pid_file(proc_root, pid, "/cgroup", buf, sizeof(buf)), buf, info);
 
 	if (r < 0)
 		return r;
-	if (procinfo_pidfd_cgroupid(pidfd, pid, &again) < 0 || again != cgroupid)
+	r2 = procinfo_pidfd_cgroupid(pidfd, pid, &again);
+	if (r2 < 0)
+		return ioctl_failed(r2);
+	if (again != cgroupid)
 		return 1;
 	if (r > 0 && cgroupid)
 		procinfo_cgroup_learn(cgroupid, info->cgroup);
@@ -617,7 +630,9 @@ static int cgroup_by_path(const char *proc_root, pid_t pid, int pidfd, uint64_t 
  * ioctl, a zombie (its cgroup may be gone: the file says so, the id does
  * not), no program to show (a kernel thread, a main thread gone while
  * others run: read_rest()'s live thread), a process that moved to another
- * cgroup while its cgroup file was read (cgroup_by_path()). */
+ * cgroup while its cgroup file was read (cgroup_by_path()). PIDFD_GONE
+ * where the ioctl says the pidfd's process was released: what pid names
+ * now is another process, or none. */
 static int rest_by_paths(const char *proc_root, pid_t pid, int pidfd, struct procinfo *info)
 {
 	char path[PATH_MAX];
@@ -635,8 +650,9 @@ static int rest_by_paths(const char *proc_root, pid_t pid, int pidfd, struct pro
 		if (r != 0 || !info->exe[0])
 			return r < 0 ? r : 1;
 	}
-	if (procinfo_pidfd_ids(pidfd, pid, &info->uid, &info->gid, &cgroupid) < 0)
-		return 1;
+	r = procinfo_pidfd_ids(pidfd, pid, &info->uid, &info->gid, &cgroupid);
+	if (r < 0)
+		return ioctl_failed(r);
 	known = procinfo_cgroup_by_id(cgroupid);
 	if (known && (size_t)snprintf(info->cgroup, sizeof(info->cgroup), "%s", known) >= sizeof(info->cgroup))
 		return 1;
@@ -660,6 +676,8 @@ int procinfo_read_pidfd(const char *proc_root, pid_t pid, int pidfd, struct proc
 			r = rest_by_paths(proc_root, pid, pidfd, ret);
 		if (r <= 0)
 			return r;
+		/* PIDFD_GONE too: the directory read reads whatever pid names
+		 * now, whole (the pidfd may be older than the process). */
 		info_clear(ret);
 	}
 	return read_in_dir(proc_root, pid, pidfd, ret, read_all);
@@ -681,6 +699,10 @@ int procinfo_read_rest_pidfd(const char *proc_root, pid_t pid, int pidfd, struct
 	r = rest_by_paths(proc_root, pid, pidfd, ret);
 	if (r <= 0)
 		return r;
+	/* The stat in *ret was of the pidfd's process, now released: a
+	 * directory read now would be of another process under pid. */
+	if (r == PIDFD_GONE)
+		return -ESRCH;
 	rest_clear(ret);
 	return read_in_dir(proc_root, pid, pidfd, ret, read_rest);
 }

@@ -58,7 +58,9 @@ int procinfo_read_rest(const char *proc_root, pid_t pid, struct procinfo *ret);
 /* The same, with pidfd a pidfd of pid (or -1), as procinfo_read_pidfd();
  * with a pidfd, an exe in *ret is taken as read after the stat (by
  * procinfo_read_exe()), and not read again where the rest is read by
- * paths. */
+ * paths; -ESRCH where the pidfd's process has been released (the stat in
+ * *ret was read after the pidfd was opened: of that process, and what pid
+ * names now is another one). */
 int procinfo_read_rest_pidfd(const char *proc_root, pid_t pid, int pidfd, struct procinfo *ret);
 /* How many reads with a pidfd took the program, ids and cgroup by paths
  * and the pidfd, with no directory of the process open (for tests and

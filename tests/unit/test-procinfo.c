@@ -1441,6 +1441,70 @@ out:
 	close(selffd);
 }
 
+/* A child forked under pid (root, through ns_last_pid: the next pid
+ * given is the one after it), that takes uid 65534 and sleeps; 0 where
+ * another pid came (another process forked in between, a few tries). */
+static pid_t child_under(pid_t pid)
+{
+	for (int i = 0; i < 20; i++) {
+		FILE *f = fopen("/proc/sys/kernel/ns_last_pid", "we");
+		pid_t child;
+
+		if (!f || fprintf(f, "%d", (int)pid - 1) < 0 || fclose(f) != 0)
+			return 0;
+		child = fork();
+		if (child == 0) {
+			if (setresuid(65534, 65534, 65534) < 0)
+				_exit(1);
+			pause();
+			_exit(0);
+		}
+		if (child == pid || child < 0)
+			return child < 0 ? 0 : child;
+		kill(child, SIGKILL);
+		waitpid(child, NULL, 0);
+	}
+	return 0;
+}
+
+/* A fork child's stat read, then the child reaped and its pid taken by
+ * another process (another uid) before the rest is read: the rest with
+ * the first child's pidfd says it is gone, and mixes nothing of the
+ * second into the first's stat; a whole read with that pidfd reads the
+ * second whole. */
+static void read_rest_after_pid_reuse(void)
+{
+	struct procinfo pi;
+	int pidfd;
+	pid_t child, other;
+
+	if (procinfo_pidfd_ids_supported() <= 0) {
+		printf("SKIP: unit/read_rest_after_pid_reuse: this kernel has no PIDFD_GET_INFO (Linux 6.13)\n");
+		return;
+	}
+	child = paused_child(&pidfd);
+	CHECK(child > 0 && pidfd >= 0);
+	fresh(&pi);
+	CHECK(procinfo_read_stat("/proc", child, &pi) == 0);
+	CHECK(procinfo_read_exe("/proc", child, pi.exe, sizeof(pi.exe)) == 0 && pi.exe[0] == '/');
+	kill(child, SIGKILL);
+	waitpid(child, NULL, 0);
+	other = child_under(child);
+	if (!other) {
+		printf("SKIP: unit/read_rest_after_pid_reuse: could not fork under PID %d again\n", (int)child);
+		close(pidfd);
+		return;
+	}
+	wait_state(other, 'S', &(struct procinfo){ 0 });
+	CHECK(procinfo_read_rest_pidfd("/proc", child, pidfd, &pi) == -ESRCH);
+	fresh(&pi);
+	CHECK(procinfo_read_pidfd("/proc", child, pidfd, &pi) == 0);
+	CHECK(pi.uid == 65534 && pi.pid == other);
+	kill(other, SIGKILL);
+	waitpid(other, NULL, 0);
+	close(pidfd);
+}
+
 /* A zombie whose cgroup was removed: /proc/PID/cgroup says "(deleted)";
  * a read through its pidfd must say what the file says, not the removed
  * cgroup's old path from the id cache (a MatchCgroup= word for the old
@@ -1646,12 +1710,14 @@ int main(void)
 		RUN(read_cgroup_by_id);
 		RUN(read_cgroup_by_id_removed);
 		RUN(read_cgroup_learn_through_bind_mount);
+		RUN(read_rest_after_pid_reuse);
 	} else {
 		printf("SKIP: unit/read_live_many_groups: needs root to set the groups\n");
 		printf("SKIP: unit/read_live_ids_by_pidfd: needs root to set the ids\n");
 		printf("SKIP: unit/read_cgroup_by_id: needs root to make cgroups\n");
 		printf("SKIP: unit/read_cgroup_by_id_removed: needs root to make cgroups\n");
 		printf("SKIP: unit/read_cgroup_learn_through_bind_mount: needs root to make cgroups\n");
+		printf("SKIP: unit/read_rest_after_pid_reuse: needs root to choose a pid\n");
 	}
 	UNIT_EXIT();
 }

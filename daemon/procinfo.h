@@ -163,8 +163,9 @@ int procinfo_threads(const char *proc_root, pid_t pid);
  * rounds: exactly floor(ns * hz / 10^9), also where hz does not divide
  * 10^9 (1024 on alpha and ia64). */
 uint64_t procinfo_ticks_of_ns(uint64_t ns, uint64_t hz);
-/* Has the process behind pidfd exited (a pidfd then polls ready)? 1 if
- * so, 0 if it lives, -errno if poll() failed. */
+/* Has the process behind pidfd exited (a pidfd then polls ready, twice:
+ * one poll can say so of a process whose other thread executes a program
+ * meanwhile)? 1 if so, 0 if it lives, -errno if poll() failed. */
 int procinfo_pidfd_poll(int pidfd);
 /* The same, a failure counted as exited: for a caller that trusts a pid
  * only while it provably lives (an authorization). */

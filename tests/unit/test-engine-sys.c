@@ -292,13 +292,15 @@ static void exec_loop(void)
 
 /* A process whose threads exec one after another never exits, and is
  * never judged gone: not while its old leader is a zombie or marked dead,
- * nor once the exec'd thread alone holds the pid. */
+ * nor once the exec'd thread alone holds the pid; nor does a pidfd held
+ * on it poll as exited (the engine drops a process whose pidfd does). */
 static void thread_exec_keeps_process_alive(void)
 {
 	struct engine_sys *s = engine_sys_linux_new("/proc");
 	struct timespec t0, t;
 	uint64_t start = 0;
-	long calls = 0, gone = 0;
+	long calls = 0, gone = 0, polled_gone = 0;
+	int fd = -1;
 	pid_t pid;
 
 	CHECK(s != NULL);
@@ -315,18 +317,27 @@ static void thread_exec_keeps_process_alive(void)
 		goto out;
 	nap();
 	CHECK(S(start_time, pid, &start) == 0);
+	CHECK((fd = S(pidfd_open, pid)) >= 0);
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	do {
 		gone += S(process_alive, pid, start) != 1;
+		polled_gone += fd >= 0 && !S(pidfd_alive, fd);
 		calls++;
 		clock_gettime(CLOCK_MONOTONIC, &t);
 	} while ((t.tv_sec - t0.tv_sec) * 1000 + (t.tv_nsec - t0.tv_nsec) / 1000000 < 1500);
 	CHECK(waitpid(pid, NULL, WNOHANG) == 0); /* it still runs */
 	if (gone)
 		fprintf(stderr, "  judged gone %ld times in %ld calls\n", gone, calls);
+	if (polled_gone)
+		fprintf(stderr, "  its pidfd polled as exited %ld times in %ld polls\n", polled_gone, calls);
 	CHECK(gone == 0);
+	CHECK(polled_gone == 0);
 	kill(pid, SIGKILL);
 	waitpid(pid, NULL, 0);
+	if (fd >= 0) {
+		CHECK(!S(pidfd_alive, fd)); /* and an exit does */
+		S(pidfd_close, fd);
+	}
 out:
 	engine_sys_linux_free(s);
 }

@@ -55,7 +55,6 @@ struct engine {
 	bool hazard;           /* sched_ext is loaded and not allowed: no new cookies */
 	bool rescan;           /* SMT came back: a scan must converge what failed */
 	bool resyncing;        /* the scan after lost events runs */
-	uint64_t lost_ns;      /* when events were last found lost (0: never) */
 	bool adopted;          /* the start-up scan has run */
 	bool privileged;       /* a request by root or the hook, or a restore: MaxKeys in full, no share */
 	bool charge_set;       /* keys made now count against charge_uid (a session's user, a */

@@ -361,13 +361,10 @@ int engine_resync(struct engine *e)
 
 	e->c.lost++;
 	e->c.resyncs++;
-	e->lost_ns = SYS(e, now_ns); /* no later than that, and a fork before it may have lost its threads' */
 	engine_ghosts_clear(e); /* their exit events may be among the lost */
 	/* Fork events still awaited may be among the lost too. */
-	for (size_t i = 0; i < n; i++) {
+	for (size_t i = 0; i < n; i++)
 		((struct task *)v[i])->scan_unsure = true;
-		((struct task *)v[i])->lone = false;
-	}
 	free(v);
 	log_notice("Events were lost: rescanning every process");
 	e->resyncing = true;

@@ -788,10 +788,8 @@ static int on_fork(struct engine *e, const struct procmon_event *ev)
 		} else
 			engine_judge_child(e, t, parent, &pi, ev->timestamp_ns);
 	}
-	if (r >= 0) {
+	if (r >= 0)
 		t->scan_ppid = 0;
-		t->lone = ev->timestamp_ns > e->lost_ns; /* a fork leaves one thread */
-	}
 	if (r >= 0 && !SYS(e, pidfd_alive, fd)) {
 		engine_ghost_note(e, t);
 		table_drop_ended(e, t);
@@ -808,8 +806,6 @@ static void on_thread(struct engine *e, const struct procmon_event *ev)
 	struct task *t = engine_task(e, ev->tgid);
 	sc_cookie c;
 
-	if (t)
-		t->lone = false;
 	if (!t || !t->key || t->origin == ORIGIN_FOREIGN || e->smt_off)
 		return;
 	/* A thread pushed again is no process's placement: not a window. */
@@ -835,9 +831,8 @@ static void on_exit_(struct engine *e, const struct procmon_event *ev)
 	if (!t->leader_gone && t->read_ns && ev->timestamp_ns && ev->timestamp_ns < t->read_ns)
 		return;
 	/* A thread that executes a program ends the old leader too: look
-	 * whether the process lives on (one read of its stat), unless it
-	 * never had another thread. */
-	alive = t->lone && ev->pid == ev->tgid ? 0 : SYS(e, process_alive, t->pid, t->start);
+	 * whether the process lives on (one read of its stat). */
+	alive = SYS(e, process_alive, t->pid, t->start);
 	if (alive == 1) {
 		t->leader_gone = true;
 		return;

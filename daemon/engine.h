@@ -93,12 +93,6 @@ struct task {
 	bool unsettled;      /* the last evaluation failed: the next scan retries */
 	bool recorded;       /* in the state file: its exit changes the file */
 	bool leader_gone;    /* its main thread exited; the process lives on */
-	/* One thread since its fork event, as far as the events tell: every
-	 * thread's fork event comes after its process's and before anything
-	 * the thread does, so its main thread's exit ends it. Not known of a
-	 * process met otherwise, nor of one forked before events were lost
-	 * (its first thread's fork may be among them). */
-	bool lone;
 	uid_t placer;        /* explicit placements: the uid that asked (0: root) */
 	gid_t placer_gid;    /* ...and its gid, where placer_bound */
 	bool placer_bound;   /* ...unprivileged: the placement holds while the placer may act on it */

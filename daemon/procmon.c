@@ -61,9 +61,25 @@ static size_t event_size(uint32_t what)
 	}
 }
 
+/* A message's number, from its CPU: false if one from that CPU is missing
+ * before it. An ack to a request before 3.2 named no CPU (cpu -1). */
+static bool number_follows(struct procmon_numbers *nums, uint32_t cpu, uint32_t seq)
+{
+	bool follows;
+
+	if (cpu >= PROCMON_CPUS)
+		return true;
+	follows = !(nums->known[cpu / 8] & (1u << (cpu % 8))) || nums->next[cpu] == seq;
+	nums->known[cpu / 8] |= (unsigned char)(1u << (cpu % 8));
+	nums->next[cpu] = seq + 1; /* wraps as the kernel's count does */
+	return follows;
+}
+
 /* One netlink message's payload (after the nlmsghdr): a cn_msg and the
- * proc_event it carries. 0 when skipped or handled, negative on error. */
-static int decode_payload(const unsigned char *p, size_t len, raw_fn fn, void *userdata)
+ * proc_event it carries, its number checked against nums (NULL: not).
+ * 0 when skipped or handled, negative on error. */
+static int decode_payload(const unsigned char *p, size_t len, struct procmon_numbers *nums, raw_fn fn,
+			  void *userdata)
 {
 	struct cn_msg cn;
 	struct proc_event ev;
@@ -78,6 +94,13 @@ static int decode_payload(const unsigned char *p, size_t len, raw_fn fn, void *u
 	if (cn.len > len - sizeof(cn) || cn.len < EVENT_HEAD_SIZE)
 		return -EBADMSG;
 	p += sizeof(cn);
+	if (nums) {
+		uint32_t cpu;
+
+		memcpy(&cpu, p + offsetof(struct proc_event, cpu), sizeof(cpu));
+		if (!number_follows(nums, cpu, cn.seq))
+			return -ENOBUFS;
+	}
 	memcpy(&what, p, sizeof(what));
 	need = event_size(what);
 	if (need == 0)
@@ -91,7 +114,8 @@ static int decode_payload(const unsigned char *p, size_t len, raw_fn fn, void *u
 
 /* Walk the netlink messages of one datagram. The buffer may be unaligned
  * (fuzzers, callers' buffers): headers are copied out, never dereferenced. */
-static int decode_datagram(const void *buf, size_t len, raw_fn fn, void *userdata)
+static int decode_datagram(const void *buf, size_t len, struct procmon_numbers *nums, raw_fn fn,
+			   void *userdata)
 {
 	const unsigned char *p = buf;
 	struct nlmsghdr nh;
@@ -108,7 +132,7 @@ static int decode_datagram(const void *buf, size_t len, raw_fn fn, void *userdat
 			return -EBADMSG;
 		/* The connector sends NLMSG_DONE; NOOP and anything else is not an event. */
 		if (nh.nlmsg_type == NLMSG_DONE) {
-			r = decode_payload(p + NLMSG_HDRLEN, nh.nlmsg_len - NLMSG_HDRLEN, fn, userdata);
+			r = decode_payload(p + NLMSG_HDRLEN, nh.nlmsg_len - NLMSG_HDRLEN, nums, fn, userdata);
 			if (r < 0)
 				return r;
 		}
@@ -176,13 +200,19 @@ static int decode_one(void *userdata, const struct cn_msg *cn, const struct proc
 	return 0;
 }
 
-int procmon_decode(const void *buf, size_t len, procmon_fn fn, void *userdata)
+int procmon_decode_numbered(const void *buf, size_t len, struct procmon_numbers *nums, procmon_fn fn,
+			    void *userdata)
 {
 	struct decode_ctx ctx = { .fn = fn, .userdata = userdata };
 	int r;
 
-	r = decode_datagram(buf, len, decode_one, &ctx);
+	r = decode_datagram(buf, len, nums, decode_one, &ctx);
 	return r < 0 ? r : ctx.count;
+}
+
+int procmon_decode(const void *buf, size_t len, procmon_fn fn, void *userdata)
+{
+	return procmon_decode_numbered(buf, len, NULL, fn, userdata);
 }
 
 /* ---- events held back for the next procmon_receive() --------------------- */
@@ -192,6 +222,9 @@ static struct {
 	bool lost; /* the queue overflowed: report -ENOBUFS once */
 	size_t head, count;
 	struct procmon_event ev[HOLD_MAX];
+	/* The messages' numbers since the subscription or the last drain:
+	 * what was discarded unread is not counted missing. */
+	struct procmon_numbers nums;
 } held = { .fd = -1 };
 
 static void hold_reset(int fd)
@@ -199,6 +232,7 @@ static void hold_reset(int fd)
 	held.fd = fd;
 	held.lost = false;
 	held.head = held.count = 0;
+	memset(&held.nums, 0, sizeof(held.nums));
 }
 
 static void hold_push(const struct procmon_event *ev)
@@ -306,7 +340,7 @@ static int drain_for_ack(int fd, struct ack_ctx *ctx)
 		if (fromlen < sizeof(from) || from.nl_pid != 0)
 			continue;
 		/* Malformed datagrams cannot be the ack; their events are lost. */
-		if (decode_datagram(buf, (size_t)n, ack_or_hold, ctx) < 0)
+		if (decode_datagram(buf, (size_t)n, &held.nums, ack_or_hold, ctx) < 0)
 			held.lost = true;
 	}
 }
@@ -469,7 +503,7 @@ static int receive_batch(int fd, struct recv_ctx *ctx, unsigned want)
 			continue; /* not from the kernel: dropped */
 		if (msg[i].msg_len > sizeof(buf[i]))
 			return -EMSGSIZE;
-		r = decode_datagram(buf[i], msg[i].msg_len, deliver_or_hold, ctx);
+		r = decode_datagram(buf[i], msg[i].msg_len, &held.nums, deliver_or_hold, ctx);
 		if (r < 0)
 			return r;
 	}
@@ -502,11 +536,17 @@ int procmon_drain(int fd, size_t max_datagrams)
 
 		n = recvfrom(fd, buf, sizeof(buf), MSG_DONTWAIT | MSG_TRUNC | peek, NULL, NULL);
 		if (n >= 0 && peek)
-			return 0;
+			break;
 		if (n >= 0 || errno == EINTR || errno == ENOBUFS)
 			continue;
-		return errno == EAGAIN || errno == EWOULDBLOCK ? 1 : -errno;
+		if (errno != EAGAIN && errno != EWOULDBLOCK)
+			return -errno;
+		break;
 	}
+	/* What was discarded is not missing from the numbers that follow. */
+	if (held.fd == fd)
+		hold_reset(fd);
+	return n < 0;
 }
 
 int procmon_receive(int fd, size_t max_events, procmon_fn fn, void *userdata)

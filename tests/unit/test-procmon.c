@@ -345,6 +345,56 @@ static void decode_error_and_overrun(void)
 }
 
 /* Unaligned buffers and a last message without its alignment padding. */
+/* One message numbered seq from cpu, decoded against nums: what
+ * procmon_decode_numbered() returns (events are counted in *s). */
+static int numbered(struct procmon_numbers *nums, uint32_t cpu, uint32_t seq, struct proc_event ev, struct seen *s)
+{
+	_Alignas(struct nlmsghdr) unsigned char buf[MSG_SIZE];
+	struct cn_msg cn;
+
+	ev.cpu = cpu;
+	put_msg(buf, NLMSG_DONE, &ev);
+	memcpy(&cn, buf + NLMSG_HDRLEN, sizeof(cn));
+	cn.seq = seq;
+	memcpy(buf + NLMSG_HDRLEN, &cn, sizeof(cn));
+	memset(s, 0, sizeof(*s));
+	return procmon_decode_numbered(buf, sizeof(buf), nums, record, s);
+}
+
+/* A CPU's messages come numbered one after another: a number missing is a
+ * message the kernel lost without a word, -ENOBUFS at the next one from
+ * that CPU. Every message counts, of kinds not followed and acks too;
+ * an ack that names no CPU (cpu -1), and other CPUs' numbers, do not. */
+static void decode_numbered_gap(void)
+{
+	static struct procmon_numbers nums; /* all zero: no number known */
+	struct seen s;
+
+	CHECK(numbered(&nums, 3, 10, ev_fork(1, 1, 50, 50), &s) == 1 && s.n == 1);
+	CHECK(numbered(&nums, 3, 11, ev_what(PROC_EVENT_SID, 1), &s) == 0);
+	CHECK(numbered(&nums, 5, 100, ev_proc(PROC_EVENT_EXEC, 50, 50), &s) == 1);
+	CHECK(numbered(&nums, 3, 12, ev_what(PROC_EVENT_NONE, 1), &s) == 0);
+	CHECK(numbered(&nums, UINT32_MAX, 7, ev_what(PROC_EVENT_NONE, 1), &s) == 0);
+	CHECK(numbered(&nums, 3, 13, ev_proc(PROC_EVENT_EXIT, 50, 50), &s) == 1);
+	CHECK(numbered(&nums, 5, 101, ev_proc(PROC_EVENT_EXIT, 51, 51), &s) == 1);
+	/* 14 from CPU 3 never came: 15 is refused, not passed on */
+	CHECK(numbered(&nums, 3, 15, ev_proc(PROC_EVENT_EXEC, 52, 52), &s) == -ENOBUFS && s.n == 0);
+	CHECK(numbered(&nums, 3, 16, ev_proc(PROC_EVENT_EXEC, 52, 52), &s) == 1); /* counted from 15 on */
+	/* a number that goes back is a gap too (the count wrapped past it) */
+	CHECK(numbered(&nums, 5, 99, ev_proc(PROC_EVENT_EXIT, 51, 51), &s) == -ENOBUFS);
+	/* the kernel's 32-bit count wraps */
+	CHECK(numbered(&nums, 1, UINT32_MAX, ev_fork(1, 1, 60, 60), &s) == 1);
+	CHECK(numbered(&nums, 1, 0, ev_proc(PROC_EVENT_EXEC, 60, 60), &s) == 1);
+	/* procmon_decode() checks no numbers */
+	{
+		_Alignas(struct nlmsghdr) unsigned char buf[MSG_SIZE];
+		struct proc_event ev = ev_fork(1, 1, 70, 70);
+
+		put_msg(buf, NLMSG_DONE, &ev);
+		CHECK(decode_exact(buf, sizeof(buf), &s) == 1 && decode_exact(buf, sizeof(buf), &s) == 1);
+	}
+}
+
 static void decode_unaligned_and_unpadded(void)
 {
 	unsigned char buf[2 * MSG_SIZE + 16];
@@ -722,6 +772,7 @@ int main(void)
 	RUN(decode_lengths_past_the_end);
 	RUN(decode_error_and_overrun);
 	RUN(decode_unaligned_and_unpadded);
+	RUN(decode_numbered_gap);
 	RUN(drain_counts_exactly);
 	run_live();
 	UNIT_EXIT();

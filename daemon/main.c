@@ -172,9 +172,12 @@ static int on_procmon(sd_event_source *s, int fd, uint32_t revents, void *userda
 	do
 		r = procmon_receive(fd, EVENT_BATCH, on_proc_event, d->engine);
 	while (r > 0 && procmon_pending(fd) && ++rounds < 16);
-	if (r == -ENOBUFS || r == -EBADMSG || r == -EMSGSIZE) {
-		if (r == -ENOBUFS) /* the others are messages that could not be decoded */
+	if (r == -ENOBUFS || r == -ENOMSG || r == -EBADMSG || r == -EMSGSIZE) {
+		if (r == -ENOBUFS) /* the others are messages that could not be decoded, or never sent */
 			note_back_to_back(d);
+		if (r == -ENOMSG)
+			log_notice("A process event is missing from the kernel's numbering of its messages: the "
+				   "kernel could not allocate it, and reports no such loss");
 		d->resync_pending = true;
 		(void)drain_then_resync(d, fd);
 	} else if (r < 0 && r != -EAGAIN && r != -EINTR)

@@ -99,7 +99,7 @@ static int decode_payload(const unsigned char *p, size_t len, struct procmon_num
 
 		memcpy(&cpu, p + offsetof(struct proc_event, cpu), sizeof(cpu));
 		if (!number_follows(nums, cpu, cn.seq))
-			return -ENOBUFS;
+			return -ENOMSG;
 	}
 	memcpy(&what, p, sizeof(what));
 	need = event_size(what);
@@ -222,17 +222,24 @@ static struct {
 	bool lost; /* the queue overflowed: report -ENOBUFS once */
 	size_t head, count;
 	struct procmon_event ev[HOLD_MAX];
-	/* The messages' numbers since the subscription or the last drain:
-	 * what was discarded unread is not counted missing. */
+	/* The messages' numbers since the subscription, the last drain or
+	 * the last ENOBUFS: what was discarded unread, or lost and reported,
+	 * is not counted missing again. */
 	struct procmon_numbers nums;
 } held = { .fd = -1 };
+
+/* No number known: the next message of each CPU starts its count. */
+static void numbers_forget(void)
+{
+	memset(&held.nums, 0, sizeof(held.nums));
+}
 
 static void hold_reset(int fd)
 {
 	held.fd = fd;
 	held.lost = false;
 	held.head = held.count = 0;
-	memset(&held.nums, 0, sizeof(held.nums));
+	numbers_forget();
 }
 
 static void hold_push(const struct procmon_event *ev)
@@ -333,6 +340,7 @@ static int drain_for_ack(int fd, struct ack_ctx *ctx)
 				return 0;
 			if (errno == ENOBUFS) {
 				held.lost = true; /* the ack itself may be gone: we may time out */
+				numbers_forget();
 				continue;
 			}
 			return -errno;
@@ -494,6 +502,8 @@ static int receive_batch(int fd, struct recv_ctx *ctx, unsigned want)
 		} else
 			n = recvmmsg(fd, msg, want, MSG_DONTWAIT | MSG_TRUNC, NULL);
 	} while (n < 0 && errno == EINTR);
+	if (n < 0 && errno == ENOBUFS && held.fd == fd)
+		numbers_forget(); /* that loss is reported: its gaps are not again */
 	if (n < 0)
 		return errno == EAGAIN || errno == EWOULDBLOCK ? 0 : -errno;
 	if (held.fd != fd)

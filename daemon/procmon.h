@@ -38,9 +38,9 @@ int procmon_open(unsigned rcvbuf);
 
 /* Receive and decode everything queued on fd without blocking, calling fn
  * per event. Returns the number of events, 0 when nothing was queued, or
- * -ENOBUFS when the kernel dropped events (it said so, or a message's
- * number shows one missing: struct procmon_numbers; the caller must
- * rescan), or
+ * -ENOBUFS when the kernel dropped events (the caller must rescan),
+ * -ENOMSG when a message's number shows one missing (struct
+ * procmon_numbers: a loss the kernel does not report; rescan too), or
  * another negative errno (-EBADMSG, -EMSGSIZE: a datagram that could not be
  * decoded, whose events are lost as with -ENOBUFS). Events passed to fn
  * before an error stand. Messages not from the kernel (nl_pid != 0) are
@@ -70,7 +70,7 @@ bool procmon_pending(int fd);
  * order, to every listener alike. A message the kernel cannot allocate
  * (it asks without waiting) is lost to every listener, and no listener is
  * told (no ENOBUFS): its number is missing from its CPU's. procmon_receive()
- * reports such a gap as -ENOBUFS. The numbers expected next, per CPU
+ * reports such a gap as -ENOMSG. The numbers expected next, per CPU
  * (CPUs past PROCMON_CPUS are not checked); all zero: none known yet. */
 #define PROCMON_CPUS 4096
 struct procmon_numbers {
@@ -80,7 +80,7 @@ struct procmon_numbers {
 
 /* Pure: procmon_decode(), and each proc connector message's number
  * checked against nums and noted there (of every kind, events not
- * followed and acks included): -ENOBUFS at the first message whose CPU's
+ * followed and acks included): -ENOMSG at the first message whose CPU's
  * number shows a message missing before it, which is not passed to fn. */
 int procmon_decode_numbered(const void *buf, size_t len, struct procmon_numbers *nums, procmon_fn fn,
 			    void *userdata);

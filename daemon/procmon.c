@@ -62,7 +62,8 @@ static size_t event_size(uint32_t what)
 }
 
 /* A message's number, from its CPU: false if one from that CPU is missing
- * before it. An ack to a request before 3.2 named no CPU (cpu -1). */
+ * before it. Older kernels send an ack outside that count, with the
+ * requester's number and no CPU (cpu -1): not counted. */
 static bool number_follows(struct procmon_numbers *nums, uint32_t cpu, uint32_t seq)
 {
 	bool follows;

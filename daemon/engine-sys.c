@@ -166,8 +166,8 @@ static int lone_leader_alive(void *u, pid_t tgid, uint64_t start)
  * polls readable once every thread has, and across an exec by another
  * thread (the old leader a zombie, then released, the exec'd thread under
  * its pid) procinfo_pidfd_poll() says unreadable, where counts and stat
- * reads race with that exec. Opened before the stat read that checks the start time, so
- * it is this process's. */
+ * reads race with that exec. Opened before the stat read that checks the
+ * start time, so it is this process's. */
 static int l_process_alive(void *u, pid_t tgid, uint64_t start)
 {
 	int fd = -1, r;

@@ -556,7 +556,7 @@ int procmon_drain(int fd, size_t max_datagrams)
 	}
 	/* What was discarded is not missing from the numbers that follow. */
 	if (held.fd == fd)
-		hold_reset(fd);
+		numbers_forget();
 	return n < 0;
 }
 

@@ -461,6 +461,13 @@ static int64_t now_ms(void)
 	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
+/* A procmon_receive() result that reports a loss: the kernel's ENOBUFS,
+ * or a number missing. */
+static bool loss_reported(int r)
+{
+	return r == -ENOBUFS || r == -ENOMSG;
+}
+
 /* Receive until the child's exit is seen or 2 s pass. */
 static void collect(int fd, struct child_events *c)
 {
@@ -472,8 +479,8 @@ static void collect(int fd, struct child_events *c)
 		if (!procmon_pending(fd))
 			poll(&pfd, 1, 100);
 		r = procmon_receive(fd, 16, on_live_event, c);
-		c->loss = c->loss || r == -ENOBUFS || r == -ENOMSG;
-		if (r < 0 && r != -ENOBUFS && r != -ENOMSG) {
+		c->loss = c->loss || loss_reported(r);
+		if (r < 0 && !loss_reported(r)) {
 			fprintf(stderr, "  procmon_receive: %s\n", strerror(-r));
 			CHECK(0);
 			return;
@@ -611,8 +618,8 @@ static bool every_cpu_speaks(int fd)
 			(void)waitpid(pid, NULL, 0);
 	}
 	while ((r = procmon_receive(fd, 16, on_live_event, &(struct child_events){ 0 })) != 0) {
-		loss = loss || r == -ENOBUFS || r == -ENOMSG;
-		if (r < 0 && r != -ENOBUFS && r != -ENOMSG)
+		loss = loss || loss_reported(r);
+		if (r < 0 && !loss_reported(r))
 			break;
 	}
 	return loss;
@@ -620,9 +627,10 @@ static bool every_cpu_speaks(int fd)
 
 /* After ENOBUFS the kernel drops every event silently until the queue is
  * found empty; procmon_drain() ends that, so a child started after it is
- * seen whole. Without the drain (checked first, as what the kernel does,
- * printed and not asserted) its events may be gone, but not unsaid: the
- * numbers of the messages after them show a loss. */
+ * seen whole. Without the drain (checked first, as what the kernel does:
+ * which events are gone is printed, not asserted) its events may be gone,
+ * but not unsaid: a loss is reported, at the latest once the numbers of
+ * every CPU's next messages show it. */
 static void procmon_live_drain(int fd)
 {
 	struct child_events c;

@@ -117,8 +117,12 @@ static int parse_args(int argc, char **argv, struct direct_args *a)
 	*a = (struct direct_args){ .type = SC_SCOPE_THREAD_GROUP, .name = argv[0] };
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+s:d:t:g:vhV", opts, NULL)) >= 0) {
-		if (c == '?' || c == ':') {
+	while ((c = getopt_long(argc, argv, "+:s:d:t:g:vhV", opts, NULL)) >= 0) {
+		if (c == ':')
+			return argv[optind - 1][1] == '-'
+				       ? cli_usage_error("option '%s' requires an argument", argv[optind - 1])
+				       : cli_usage_error("option requires an argument -- '%c'", optopt);
+		if (c == '?') {
 			return optopt ? cli_usage_error("invalid option -- '%c'", optopt)
 				      : cli_usage_error("unrecognized option '%s'", argv[optind - 1]);
 		}

@@ -170,7 +170,7 @@ static int parse_reply(const struct oci_state *s, json_object *params, sc_cookie
 /* One round trip, connect included, within timeout_ms: 0 placed (the
  * daemon's cookie in *ret), 1 refused (said why on stderr), 2 recorded by
  * a daemon in a dry run, or a negative errno when the daemon could not be
- * reached. */
+ * reached (-EACCES: it refuses a hook not run as root). */
 static int ask_daemon(const struct oci_state *s, int timeout_ms, sc_cookie *ret)
 {
 	int64_t deadline = now_ms() + timeout_ms;
@@ -188,6 +188,14 @@ static int ask_daemon(const struct oci_state *s, int timeout_ms, sc_cookie *ret)
 	close(fd);
 	if (r < 0)
 		return r;
+	/* A hook run as a user (a rootless engine reads the same hooks.d):
+	 * the daemon places containers for root only, and for this hook it is
+	 * as good as out of reach. */
+	if (r == 1 && geteuid() != 0 && ename && strcmp(ename, "io.coresched.PermissionDenied") == 0) {
+		free(ename);
+		json_object_put(params);
+		return -EACCES;
+	}
 	if (r == 1) {
 		fprintf(stderr, PREFIX "coreschedd refused to place container %s: %s %s\n", s->id, ename,
 			json_object_to_json_string_ext(params, JSON_C_TO_STRING_PLAIN));
@@ -206,6 +214,9 @@ static const char *unreachable_reason(int r, int timeout_ms, char *buf, size_t s
 		return "coreschedd is not running";
 	if (r == -ETIMEDOUT)
 		snprintf(buf, size, "coreschedd did not answer within %d ms", timeout_ms);
+	else if (r == -EACCES)
+		snprintf(buf, size, "coreschedd places containers for root only, and this hook runs as uid %u "
+			 "(a rootless engine)", (unsigned)geteuid());
 	else
 		snprintf(buf, size, "coreschedd could not be reached (%s)", strerror(-r));
 	return buf;

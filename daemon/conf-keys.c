@@ -264,9 +264,12 @@ static int parse_bytes(struct conf_loader *ld, const struct conf_key *k, void *b
 	v = strtoull(value, &end, 10);
 	if (*end == 'K' || *end == 'M')
 		mult = *end++ == 'K' ? 1024 : 1024 * 1024;
-	if (value[0] < '0' || value[0] > '9' || errno || *end || v > (unsigned long long)k->max)
+	if (value[0] < '0' || value[0] > '9' || errno || *end)
 		return conf_fail(ld, "%s: invalid size '%s'", k->name, value);
-	v *= mult;
+	if (v > (unsigned long long)k->max / mult)
+		v = (unsigned long long)k->max + 1; /* out of range, without overflowing */
+	else
+		v *= mult;
 	if (v != 0 && (v < (unsigned long long)k->min || v > (unsigned long long)k->max))
 		return conf_fail(ld, "%s: value '%s' out of range (0 or %lld..%lld)", k->name, value, k->min,
 				 k->max);

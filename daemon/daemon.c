@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* Loading and swapping the configuration: shared by start-up, SIGHUP and
  * the Reload method. */
+#define _GNU_SOURCE /* asprintf */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "control.h"
 #include "daemon.h"
@@ -13,6 +15,21 @@
 
 int daemon_load_config(const char *dir, struct conf **ret, char **ret_error)
 {
+	struct stat st;
+
+	/* A directory named (--config-dir, CheckConfig's dir) must be there:
+	 * one this process cannot see (a typo, or a path its unit hides:
+	 * PrivateTmp=, ProtectHome=) is not an empty configuration. The
+	 * built-in paths may be missing: the defaults then. */
+	if (dir) {
+		int r = stat(dir, &st) < 0 ? -errno : S_ISDIR(st.st_mode) ? 0 : -ENOTDIR;
+
+		if (r < 0) {
+			if (asprintf(ret_error, "%s: %s, as coreschedd sees it", dir, strerror(-r)) < 0)
+				*ret_error = NULL;
+			return r;
+		}
+	}
 	return conf_load_dir(dir, ret, ret_error);
 }
 

@@ -21,6 +21,12 @@ struct daemon {
 	bool resync_pending;          /* events were lost: drain the socket, then rescan */
 	uint64_t resync_end_usec;     /* when the last rescan after a loss ended */
 	uint64_t resync_warned_usec;  /* when rescans back to back were last logged */
+	/* Numbers missing from the kernel's (procmon_receive() -ENOMSG): one
+	 * rescan at once, then at most one a second, by missing_source. */
+	sd_event_source *missing_source;
+	uint64_t missing_rescan_usec; /* when the last rescan for them began */
+	uint64_t missing_logged_usec; /* when they were last logged */
+	unsigned long long missing_unlogged; /* found since */
 	bool seccomp_on;
 	/* A dry run (--dry-run or DryRun=, fixed at start-up): the engine's
 	 * kernel is dry_sys, which applies nothing; NULL otherwise. */

@@ -55,6 +55,7 @@ struct engine {
 	bool hazard;           /* sched_ext is loaded and not allowed: no new cookies */
 	bool rescan;           /* SMT came back: a scan must converge what failed */
 	bool resyncing;        /* the scan after lost events runs */
+	bool loss_unscanned;   /* events may have been lost since the last rescan began */
 	bool adopted;          /* the start-up scan has run */
 	bool privileged;       /* a request by root or the hook, or a restore: MaxKeys in full, no share */
 	bool charge_set;       /* keys made now count against charge_uid (a session's user, a */

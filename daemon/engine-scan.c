@@ -353,19 +353,31 @@ int engine_scan_all(struct engine *e)
 	return scan(e, false, false, true);
 }
 
-int engine_resync(struct engine *e)
+void engine_note_loss(struct engine *e)
 {
 	size_t n;
-	void **v = engine_snapshot(e->tasks, &n);
-	int r;
+	void **v;
 
 	e->c.lost++;
-	e->c.resyncs++;
+	if (e->loss_unscanned)
+		return; /* marked since the last rescan began: it is still to come */
+	e->loss_unscanned = true;
 	engine_ghosts_clear(e); /* their exit events may be among the lost */
 	/* Fork events still awaited may be among the lost too. */
+	v = engine_snapshot(e->tasks, &n);
 	for (size_t i = 0; i < n; i++)
 		((struct task *)v[i])->scan_unsure = true;
 	free(v);
+}
+
+int engine_resync(struct engine *e)
+{
+	int r;
+
+	if (!e->loss_unscanned)
+		engine_note_loss(e);
+	e->loss_unscanned = false; /* a loss from now on needs a rescan of its own */
+	e->c.resyncs++;
 	log_notice("Events were lost: rescanning every process");
 	e->resyncing = true;
 	r = engine_scan(e, false, true);

@@ -667,7 +667,8 @@ static bool program_known(const struct task *p)
  * forks with CLONE_PARENT names p, whose program and name its child
  * shows, and gives the child its own ids); not a fork stamped before
  * the last read that found a process gone at its exec or id change (what
- * it became is not known, nor whom it cloned).
+ * it became is not known, nor whom it cloned); not while events lost
+ * wait for their rescan (p's exec or id change may be among them).
  * The child's program is read, and must be p's. What the child changes
  * itself has an event of its own to come. A cgroup changes with no event:
  * where a rule, a key or a container looks at cgroups, the child is read
@@ -677,7 +678,7 @@ static bool fork_copies(const struct engine *e, const struct task *p, const stru
 	return e->sys->read_stat && e->sys->read_exe && e->sys->read_rest && p && !p->key && program_known(p) &&
 	       !p->leader_gone && p->cgroup && p->read_ns && p->read_end_ns <= ev->timestamp_ns &&
 	       ev->parent_pid == ev->parent_tgid && !table_program_mixed(e, p) &&
-	       ev->timestamp_ns >= e->copy_barrier_ns && !e->cgroup_rules && containers_none();
+	       ev->timestamp_ns >= e->copy_barrier_ns && !e->loss_unscanned && !e->cgroup_rules && containers_none();
 }
 
 /* engine_examine() for the child of a fork event, from its parent p. Where

@@ -157,8 +157,13 @@ void engine_set_exit_hook(struct engine *e, engine_exit_hook fn, void *userdata)
  * after start, which keeps the cookies groups already share. verify: read
  * every thread's cookie back and repair drift (the periodic reconcile). */
 int engine_scan(struct engine *e, bool adopt, bool verify);
-/* Events were lost: rescan everything. */
+/* Events were lost: rescan everything (engine_note_loss(), then the scan). */
 int engine_resync(struct engine *e);
+/* Events may have been lost, and the rescan comes later (engine_resync()):
+ * counted now, and until that rescan nothing the table says of a process
+ * stands in for a read of its fork child. Events taken meanwhile are
+ * handled as usual. */
+void engine_note_loss(struct engine *e);
 /* Once a second or so: notices SMT coming back on (and rescans then) and
  * a sched_ext scheduler coming or going. */
 void engine_tick(struct engine *e);

@@ -75,7 +75,13 @@ static int parse_argv(int argc, char **argv)
 		case 'c': arg_config_dir = optarg; break;
 		case 'n': arg_check_config = 1; break;
 		case 'D': arg_dry_run = 1; break;
-		case 's': arg_socket = optarg; break;
+		case 's':
+			if (optarg[0] != '/') {
+				fprintf(stderr, "coreschedd: --socket: '%s' is not an absolute path\n", optarg);
+				return -EINVAL;
+			}
+			arg_socket = optarg;
+			break;
 		case 'S':
 			if (sandbox_mode_from_string(optarg, &arg_seccomp) < 0) {
 				fprintf(stderr, "coreschedd: --seccomp: '%s' is not enforce, log or off\n", optarg);
@@ -139,6 +145,60 @@ static void note_back_to_back(struct daemon *d)
 	}
 }
 
+/* How often numbers missing from the kernel's rescan, at most: another
+ * program's subscriptions (which any user may send, as fast as it likes)
+ * cost at most one rescan a second. */
+#define MISSING_RESCAN_USEC 1000000ULL
+#define MISSING_LOG_USEC 60000000ULL
+
+static void rescan_for_missing(struct daemon *d)
+{
+	d->missing_rescan_usec = monotonic_usec();
+	(void)engine_resync(d->engine);
+}
+
+static int on_missing_due(sd_event_source *s, uint64_t usec, void *userdata)
+{
+	(void)s;
+	(void)usec;
+	rescan_for_missing(userdata);
+	return 0;
+}
+
+/* A number missing from the kernel's count of its messages: nothing
+ * queued was lost, and every event taken was handled (no drain). The
+ * missing one was an event the kernel could not allocate, or (from Linux
+ * 6.6) an ack to another program's subscription, which this socket does
+ * not take (procmon_open()): a rescan at once, unless one began less than
+ * MISSING_RESCAN_USEC ago; then the loss is noted and the rescan comes
+ * when that time is up, whatever else goes missing meanwhile. Logged at
+ * the first, then once a minute at most, with the count. */
+static void note_missing(struct daemon *d)
+{
+	uint64_t now = monotonic_usec();
+
+	d->missing_unlogged++;
+	if (!d->missing_logged_usec || now >= d->missing_logged_usec + MISSING_LOG_USEC) {
+		log_notice("%llu message(s) missing from the kernel's numbering of process events%s: an event the "
+			   "kernel could not allocate (it reports no such loss), or its answer to another program's "
+			   "subscription, which it does not send this daemon (Linux 6.6 and later); rescanning "
+			   "at most once a second while they go on",
+			   d->missing_unlogged, d->missing_logged_usec ? " in the last minute" : "");
+		d->missing_logged_usec = now;
+		d->missing_unlogged = 0;
+	}
+	if (!d->missing_rescan_usec || now >= d->missing_rescan_usec + MISSING_RESCAN_USEC || !d->missing_source) {
+		rescan_for_missing(d);
+		return;
+	}
+	engine_note_loss(d->engine);
+	if (sd_event_source_get_enabled(d->missing_source, NULL) > 0)
+		return; /* the rescan is set already */
+	if (sd_event_source_set_time(d->missing_source, d->missing_rescan_usec + MISSING_RESCAN_USEC) < 0 ||
+	    sd_event_source_set_enabled(d->missing_source, SD_EVENT_ONESHOT) < 0)
+		rescan_for_missing(d);
+}
+
 /* After a loss: empty the socket's queue, which ends the kernel's silent
  * dropping (procmon_drain()), then rescan. False while datagrams remain
  * after a bounded pass: the next POLLIN comes back here, and control
@@ -154,6 +214,9 @@ static bool drain_then_resync(struct daemon *d, int fd)
 	d->resync_pending = false;
 	(void)engine_resync(d->engine);
 	d->resync_end_usec = monotonic_usec();
+	/* It stands for a rescan due for missing numbers too. */
+	if (d->missing_source)
+		(void)sd_event_source_set_enabled(d->missing_source, SD_EVENT_OFF);
 	return true;
 }
 
@@ -169,15 +232,16 @@ static int on_procmon(sd_event_source *s, int fd, uint32_t revents, void *userda
 		return 0;
 	/* procmon may hold events back (a batch limit, events that came with
 	 * the subscription ack): take them too, boundedly. */
-	do
+	do {
 		r = procmon_receive(fd, EVENT_BATCH, on_proc_event, d->engine);
-	while (r > 0 && procmon_pending(fd) && ++rounds < 16);
-	if (r == -ENOBUFS || r == -ENOMSG || r == -EBADMSG || r == -EMSGSIZE) {
-		if (r == -ENOBUFS) /* the others are messages that could not be decoded, or never sent */
+		if (r == -ENOMSG) { /* the events taken were handled: go on */
+			note_missing(d);
+			r = 1;
+		}
+	} while (r > 0 && procmon_pending(fd) && ++rounds < 16);
+	if (r == -ENOBUFS || r == -EBADMSG || r == -EMSGSIZE) {
+		if (r == -ENOBUFS) /* the others are messages that could not be decoded */
 			note_back_to_back(d);
-		if (r == -ENOMSG)
-			log_notice("A process event is missing from the kernel's numbering of its messages: the "
-				   "kernel could not allocate it, and reports no such loss");
 		d->resync_pending = true;
 		(void)drain_then_resync(d, fd);
 	} else if (r < 0 && r != -EAGAIN && r != -EINTR)
@@ -323,6 +387,10 @@ static int setup_loop(struct daemon *d)
 	r = sd_event_add_io(d->event, NULL, d->procmon_fd, EPOLLIN, on_procmon, d);
 	if (r < 0)
 		return r;
+	r = sd_event_add_time(d->event, &d->missing_source, CLOCK_MONOTONIC, UINT64_MAX, 0, on_missing_due, d);
+	if (r < 0)
+		return r;
+	(void)sd_event_source_set_enabled(d->missing_source, SD_EVENT_OFF);
 	/* Events before the reconcile timer: isolation first, housekeeping after. */
 	sd_event_now(d->event, CLOCK_MONOTONIC, &now);
 	r = sd_event_add_time(d->event, NULL, CLOCK_MONOTONIC,
@@ -376,8 +444,9 @@ int main(int argc, char **argv)
 {
 	struct daemon d = { .procmon_fd = -1 };
 	struct conf *conf = NULL;
+	const char *lock_path;
 	char *error = NULL;
-	int r;
+	int lock_fd, r;
 
 	sigset_t ss;
 
@@ -402,6 +471,19 @@ int main(int argc, char **argv)
 		conf_print(conf, stdout);
 		conf_free(conf);
 		return 0;
+	}
+	/* Before anything is read or written: a second daemon beside the
+	 * socket would scan, place and rewrite the state file, then find
+	 * the socket taken. */
+	lock_fd = methods_lock_instance(arg_socket, &lock_path);
+	if (lock_fd < 0) {
+		if (lock_fd == -EBUSY)
+			log_error("Another coreschedd holds %s: one daemon serves a socket's directory; not starting",
+				  lock_path);
+		else
+			log_errno(LOG_ERR, lock_fd, "Failed to take %s: %m", lock_path);
+		conf_free(conf);
+		return 1;
 	}
 	log_set_max_level(conf->daemon.log_level);
 	conf_warnings(conf, daemon_log_warning, NULL);
@@ -472,6 +554,7 @@ int main(int argc, char **argv)
 	notify_status(&d);
 	r = sd_event_loop(d.event);
 	sd_notify(0, "STOPPING=1");
+	d.missing_source = sd_event_source_disable_unref(d.missing_source);
 	methods_finalize(&d);
 	d.stats = stats_free(d.stats);
 	keeper_stop(); /* after stats_free, which switches schedstats back through it */
@@ -482,5 +565,6 @@ int main(int argc, char **argv)
 	cookie_finalize();
 	close(d.procmon_fd);
 	sd_event_unref(d.event);
+	close(lock_fd); /* the next daemon may start */
 	return r < 0 ? 1 : 0;
 }

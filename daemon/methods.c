@@ -6,6 +6,7 @@
 #include "methods.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <inttypes.h>
@@ -13,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <systemd/sd-daemon.h>
 #include <time.h>
 #include <unistd.h>
@@ -429,6 +431,8 @@ static int m_list_processes(void *u, const struct control_caller *c, json_object
 		return methods_fail(err, "org.varlink.service.InvalidParameter", "parameter", jstr(bad));
 	if (group && !conf_find_group(engine_conf(d->engine), json_object_get_string(group)))
 		return methods_fail(err, ERR("NoSuchGroup"), "group", jstr(json_object_get_string(group)));
+	if (pids && foreign_pids(c, err) < 0)
+		return -EINVAL;
 	if (pids && !(pv = sorted_pids(pids, &np)))
 		return -ENOMEM;
 	arr = json_object_new_array();
@@ -909,6 +913,28 @@ const char *methods_state_file(const char *socket_path, bool dry_run)
 
 	snprintf(path, sizeof(path), "%.*s/coreschedd%s.state", dir_len, slash ? sock : ".", dry_run ? ".dry-run" : "");
 	return path;
+}
+
+int methods_lock_instance(const char *socket_path, const char **ret_path)
+{
+	static char path[4096];
+	const char *sock = socket_path ? socket_path : DEFAULT_SOCKET;
+	const char *slash = strrchr(sock, '/');
+	int dir_len = slash ? (int)(slash - sock) : 1;
+	int fd;
+
+	snprintf(path, sizeof(path), "%.*s/coreschedd.lock", dir_len, slash ? sock : ".");
+	*ret_path = path;
+	fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+	if (fd < 0)
+		return -errno;
+	if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
+		int r = errno == EWOULDBLOCK ? -EBUSY : -errno;
+
+		close(fd);
+		return r;
+	}
+	return fd;
 }
 
 /* After a pass of the loop that changed recorded placements: one write

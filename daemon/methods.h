@@ -19,6 +19,11 @@ void methods_finalize(struct daemon *d);
  * run keeps its own file: its cookies are not the kernel's, and a real
  * daemon's placements must survive a dry run in between. */
 const char *methods_state_file(const char *socket_path, bool dry_run);
+/* One daemon per directory of its socket (the state files' and the
+ * socket's): a lock file there, coreschedd.lock, held for the daemon's
+ * life. Returns its fd, -EBUSY when another process holds it (*ret_path
+ * says where), or another negative errno. */
+int methods_lock_instance(const char *socket_path, const char **ret_path);
 
 /* The error NAME with one parameter, FIELD: VALUE (owned by the error);
  * returns -EINVAL. */

@@ -100,7 +100,7 @@ static int decode_payload(const unsigned char *p, size_t len, struct procmon_num
 
 		memcpy(&cpu, p + offsetof(struct proc_event, cpu), sizeof(cpu));
 		if (!number_follows(nums, cpu, cn.seq))
-			return -ENOMSG;
+			nums->missing = true; /* noted; this message and the rest are good */
 	}
 	memcpy(&what, p, sizeof(what));
 	need = event_size(what);
@@ -207,8 +207,12 @@ int procmon_decode_numbered(const void *buf, size_t len, struct procmon_numbers 
 	struct decode_ctx ctx = { .fn = fn, .userdata = userdata };
 	int r;
 
+	if (nums)
+		nums->missing = false;
 	r = decode_datagram(buf, len, nums, decode_one, &ctx);
-	return r < 0 ? r : ctx.count;
+	if (r < 0)
+		return r;
+	return nums && nums->missing ? -ENOMSG : ctx.count;
 }
 
 int procmon_decode(const void *buf, size_t len, procmon_fn fn, void *userdata)
@@ -273,26 +277,38 @@ static int set_rcvbuf(int fd, unsigned rcvbuf)
 	return -errno;
 }
 
-static int send_listen(int fd, uint32_t ack)
+/* Linux 6.6's struct proc_input (Debian 12's headers predate it): a
+ * subscription of this length names the event kinds the kernel is to send
+ * this socket; one of an op alone takes every kind, acks included. */
+struct procmon_input {
+	uint32_t mcast_op;
+	uint32_t event_type;
+};
+#define PROCMON_EVENT_NONZERO_EXIT 0x20000000u
+
+/* Send PROC_CN_MCAST_LISTEN: the op alone (input NULL), or as a struct
+ * proc_input. */
+static int send_listen(int fd, uint32_t ack, const struct procmon_input *input)
 {
-	enum proc_cn_mcast_op op = PROC_CN_MCAST_LISTEN;
+	uint32_t op = PROC_CN_MCAST_LISTEN;
+	size_t len = input ? sizeof(*input) : sizeof(op);
 	struct cn_msg cn = {
 		.id = { CN_IDX_PROC, CN_VAL_PROC },
 		.seq = ack,
 		.ack = ack,
-		.len = sizeof(op),
+		.len = (uint16_t)len,
 	};
 	struct nlmsghdr nh = {
-		.nlmsg_len = NLMSG_LENGTH(sizeof(cn) + sizeof(op)),
+		.nlmsg_len = NLMSG_LENGTH(sizeof(cn) + len),
 		.nlmsg_type = NLMSG_DONE,
 	};
-	_Alignas(struct nlmsghdr) unsigned char req[NLMSG_SPACE(sizeof(cn) + sizeof(op))];
+	_Alignas(struct nlmsghdr) unsigned char req[NLMSG_SPACE(sizeof(cn) + sizeof(struct procmon_input))];
 	struct sockaddr_nl kernel = { .nl_family = AF_NETLINK };
 
 	memset(req, 0, sizeof(req));
 	memcpy(req, &nh, sizeof(nh));
 	memcpy(req + NLMSG_HDRLEN, &cn, sizeof(cn));
-	memcpy(req + NLMSG_HDRLEN + sizeof(cn), &op, sizeof(op));
+	memcpy(req + NLMSG_HDRLEN + sizeof(cn), input ? (const void *)input : (const void *)&op, len);
 	if (sendto(fd, req, nh.nlmsg_len, 0, (struct sockaddr *)&kernel, sizeof(kernel)) < 0)
 		return -errno;
 	return 0;
@@ -348,9 +364,12 @@ static int drain_for_ack(int fd, struct ack_ctx *ctx)
 		}
 		if (fromlen < sizeof(from) || from.nl_pid != 0)
 			continue;
-		/* Malformed datagrams cannot be the ack; their events are lost. */
-		if (decode_datagram(buf, (size_t)n, &held.nums, ack_or_hold, ctx) < 0)
+		/* Malformed datagrams cannot be the ack; their events are lost.
+		 * A number missing before the loop takes them is reported as a
+		 * loss too (-ENOBUFS): it may have been an event. */
+		if (decode_datagram(buf, (size_t)n, &held.nums, ack_or_hold, ctx) < 0 || held.nums.missing)
 			held.lost = true;
+		held.nums.missing = false;
 	}
 }
 
@@ -384,6 +403,37 @@ static int wait_ack(int fd, uint32_t ack)
 	}
 }
 
+/* Every program may subscribe, and before Linux 6.6 be refused, and the
+ * kernel multicasts each answer (an ack) to every listener: a flood of
+ * them fills this socket's buffer, and each loss costs a rescan. From 6.6
+ * a subscription may name the kinds of events it takes, and the kernel
+ * then sends it no ack (cn_proc.c, cn_filter()). So, subscribed and
+ * acked, ask again for every kind but the modifier NONZERO_EXIT (exits
+ * come all the same: their own kind is asked for; with every bit, the
+ * kernel sends acks too). Older kernels ignore a request of that length,
+ * without an answer, and the subscription stands as it was.
+ * The kernel numbers the acks it sends, and from now on this socket
+ * misses some of the numbers: its own ack, sent on the CPU this runs on,
+ * while this call waits in sendto(), and later the acks to other
+ * programs. The messages queued before the ack (the ones of its CPU
+ * numbered before it are queued by the time sendto() returns) are read
+ * and held, and the count starts again after them. Another program's ack
+ * later shows as a missing number: the caller cannot tell it from an
+ * event lost, and rescans (see procmon_receive()). */
+static int filter_acks(int fd, uint32_t ack)
+{
+	const struct procmon_input input = { .mcast_op = PROC_CN_MCAST_LISTEN,
+					     .event_type = ~PROCMON_EVENT_NONZERO_EXIT };
+	struct ack_ctx ctx = { .ack = ack };
+	int r = send_listen(fd, ack, &input);
+
+	if (r < 0)
+		return r;
+	r = drain_for_ack(fd, &ctx);
+	numbers_forget();
+	return r;
+}
+
 static int subscribe(int fd, unsigned rcvbuf)
 {
 	struct sockaddr_nl addr = { .nl_family = AF_NETLINK, .nl_groups = CN_IDX_PROC };
@@ -402,10 +452,13 @@ static int subscribe(int fd, unsigned rcvbuf)
 	if (getsockname(fd, (struct sockaddr *)&addr, &addrlen) < 0)
 		return -errno;
 	hold_reset(fd);
-	r = send_listen(fd, addr.nl_pid);
+	r = send_listen(fd, addr.nl_pid, NULL);
 	if (r < 0)
 		return r;
-	return wait_ack(fd, addr.nl_pid);
+	r = wait_ack(fd, addr.nl_pid);
+	if (r < 0)
+		return r;
+	return filter_acks(fd, addr.nl_pid + 1);
 }
 
 int procmon_open(unsigned rcvbuf)
@@ -582,6 +635,12 @@ int procmon_receive(int fd, size_t max_events, procmon_fn fn, void *userdata)
 			return r;
 		if ((unsigned)r < want)
 			break;
+	}
+	/* Every event taken was handed out: a number missing before some
+	 * of them is reported after them. */
+	if (held.fd == fd && held.nums.missing) {
+		held.nums.missing = false;
+		return -ENOMSG;
 	}
 	return (int)ctx.count;
 }

@@ -31,21 +31,27 @@ struct procmon_event {
  * kernel's ack: a missing or failed ack is an error. Outside the initial
  * user and pid namespaces the kernel drops the request silently, which
  * shows as -ETIMEDOUT; a refusal in the ack (before 6.6: no CAP_NET_ADMIN)
- * is returned as its negative errno, e.g. -EPERM. Events that arrive
- * before the ack are kept for the first procmon_receive() (see
- * procmon_pending()). Returns the fd or a negative errno. */
+ * is returned as its negative errno, e.g. -EPERM. Then, from Linux 6.6,
+ * the kernel is asked to send this socket every event and no ack: other
+ * programs' subscriptions (any user may send one) no longer fill its
+ * buffer, and show as missing numbers instead (see procmon_receive()).
+ * Events that arrive before the ack are kept for the first
+ * procmon_receive() (see procmon_pending()). Returns the fd or a negative
+ * errno. */
 int procmon_open(unsigned rcvbuf);
 
 /* Receive and decode everything queued on fd without blocking, calling fn
  * per event. Returns the number of events, 0 when nothing was queued, or
- * -ENOBUFS when the kernel dropped events (the caller must rescan),
- * -ENOMSG when a message's number shows one missing (struct
- * procmon_numbers: a loss the kernel does not report; rescan too), or
- * another negative errno (-EBADMSG, -EMSGSIZE: a datagram that could not be
- * decoded, whose events are lost as with -ENOBUFS). Events passed to fn
- * before an error stand. Messages not from the kernel (nl_pid != 0) are
- * dropped. At most max_events are handled per call so the caller's loop
- * stays responsive. */
+ * -ENOBUFS when the kernel dropped events (the caller must drain the
+ * socket and rescan), -ENOMSG when every event taken was passed to fn but
+ * a message's number showed one missing before it (struct
+ * procmon_numbers: an event the kernel could not allocate, or an ack to
+ * another program that the kernel did not send this socket; no drain is
+ * needed, the caller rescans), or another negative errno (-EBADMSG,
+ * -EMSGSIZE: a datagram that could not be decoded, whose events are lost
+ * as with -ENOBUFS). Events passed to fn before an error stand. Messages
+ * not from the kernel (nl_pid != 0) are dropped. At most max_events are
+ * handled per call so the caller's loop stays responsive. */
 typedef void (*procmon_fn)(void *userdata, const struct procmon_event *ev);
 int procmon_receive(int fd, size_t max_events, procmon_fn fn, void *userdata);
 
@@ -76,12 +82,14 @@ bool procmon_pending(int fd);
 struct procmon_numbers {
 	uint32_t next[PROCMON_CPUS];
 	unsigned char known[PROCMON_CPUS / 8];
+	bool missing; /* a number was found missing (the last decode's) */
 };
 
 /* Pure: procmon_decode(), and each proc connector message's number
  * checked against nums and noted there (of every kind, events not
- * followed and acks included): -ENOMSG at the first message whose CPU's
- * number shows a message missing before it, which is not passed to fn. */
+ * followed and acks included): every event is passed to fn, and the
+ * return is -ENOMSG where a message's CPU's number showed a message
+ * missing before it (nums->missing says so too). */
 int procmon_decode_numbered(const void *buf, size_t len, struct procmon_numbers *nums, procmon_fn fn,
 			    void *userdata);
 

@@ -55,6 +55,9 @@ check pre-dest-get 1 'get takes -s PID or PIDs only' $cs -d 1 get
 check pre-bad-type 1 "unsupported dest-type 'thread'" $cs -t thread new -d 1
 check pre-long-type-copy 1 'copy needs either -d PID or -- COMMAND' $cs --dest-type pid -v copy
 check pre-bad-option 1 "invalid option -- 'x'" $cs -x new
+check missing-argument 1 "option requires an argument -- 'd'" $cs new -d
+check missing-argument-long 1 "option '--dest' requires an argument" $cs new --dest
+check missing-argument-source 1 "option requires an argument -- 's'" $cs get -s
 check pre-bad-pid 1 "invalid PID argument: 'abc'" $cs -d abc new
 check pre-unknown-function 1 "unknown function 'frob'" $cs -v frob
 check pre-help-function 0 '^Usage: coresched new ' $cs -h new

@@ -13,6 +13,13 @@ result help-lists-seccomp 0 '--seccomp=MODE' $rc "$out"
 result help-lists-dry-run 0 '--dry-run' $rc "$out"
 out=$("$d" extra-arg 2>&1); rc=$?
 result unexpected-argument 2 "unexpected argument 'extra-arg'" $rc "$out"
+out=$("$d" --socket rel.sock 2>&1); rc=$?
+result socket-relative 2 "^coreschedd: --socket: 'rel.sock' is not an absolute path$" $rc "$out"
+# A configuration directory that is not there is an error, not defaults.
+out=$("$d" --check-config --config-dir /nonexistent-coresched-dir 2>&1); rc=$?
+result config-dir-missing 1 "^/nonexistent-coresched-dir: No such file or directory, as coreschedd sees it$" $rc "$out"
+out=$("$d" --check-config --config-dir /etc/hostname 2>&1); rc=$?
+result config-dir-not-a-directory 1 "^/etc/hostname: Not a directory, as coreschedd sees it$" $rc "$out"
 # The kernel check comes after the configuration and before any privilege
 # or socket is touched: exit 3, and no keeper or socket left behind.
 cfg=$(mktemp -d)

@@ -80,6 +80,15 @@ start_dry_run --strace
 grep -q 'Dry run: ' "$W/log" && grep -q 'Started (dry run: nothing is applied)' "$W/log"
 result start-says-dry-run 0 '' $? "$(cat "$W/log")"
 
+# A second daemon beside the first one's socket (another socket name, the
+# same directory and state files) refuses to start before it reads or
+# writes anything: the first one's record of placements stays as it was.
+sum_before=$(cat "$W"/coreschedd*.state 2>/dev/null | md5sum)
+out=$(timeout 20 "$d" --dry-run --config-dir "$W/cfg" --socket "$W/sock2" 2>&1); rc=$?
+extra=; [ "$(cat "$W"/coreschedd*.state 2>/dev/null | md5sum)" = "$sum_before" ] || extra="a state file changed"
+[ -e "$W/sock2" ] && extra="$extra; it made a socket"
+result second-daemon-refused 1 "Another coreschedd holds $W/coreschedd.lock" $rc "$out" "$extra"
+
 # Where the ids of each process come from, said at start: through pidfds on
 # Linux 6.13 and later (PIDFD_GET_INFO), from status before. The kernel's
 # version decides what it must say, not the daemon's own check.
@@ -406,6 +415,8 @@ else
 	result foreign-pidns-assign 1 'another pid namespace' $? "$out"
 	out=$(inns "$cs" explain 1 2>&1)
 	result foreign-pidns-explain 1 'another pid namespace' $? "$out"
+	out=$(inns "$cs" ps 1 2>&1)
+	result foreign-pidns-ps-pids 1 'another pid namespace' $? "$out"
 	out=$(inns "$cs" run -g open -- true 2>&1)
 	result foreign-pidns-run 0 '' $? "$out"
 fi

@@ -12,11 +12,12 @@ export CORESCHED_SOCKET=$work/missing.sock
 
 . tests/host/lib.bash
 
+as=
 check() { # NAME EXPECTED_RC PATTERN STATE [OPTION...]
 	local name=$1 want=$2 pat=$3 state=$4 out rc extra=
 	shift 4
 	# A hook that hangs would hang the runtime: 124 from timeout fails.
-	out=$(printf '%s' "$state" | timeout 30 "$cs" oci-hook "$@" 2>&1)
+	out=$(printf '%s' "$state" | timeout 30 $as "$cs" oci-hook "$@" 2>&1) # $as: a user to run as
 	rc=$?
 	[ -z "$pat" ] && [ -n "$out" ] && extra="expected no output, got: $out"
 	result "$name" "$want" "$pat" "$rc" "$out" "$extra"
@@ -81,3 +82,30 @@ else
 	check timeout-closed-no-core-scheduling 0 "coreschedd did not answer within 300 ms, and $nothing_isolates" "$ok}" --timeout 300
 fi
 check timeout-open 0 "$untagged" "$ok}" --timeout 300 --fail-mode open
+
+# A rootless engine reads the same hooks.d and runs the hook as its user;
+# the daemon places containers for root only. Its refusal is then as good
+# as no daemon: the fail mode decides, and a trusted container starts. As
+# root the same refusal stops the container.
+if [ "$(id -u)" != 0 ]; then
+	echo "SKIP: $T/rootless-*: needs root (the hook runs as another user)"
+else
+	printf '%s' '{"io.coresched.AssignContainer": {"error": "io.coresched.PermissionDenied",
+		"parameters": {"reason": "AssignContainer needs root or a member of ControlGroup="}}}' >"$work/deny.json"
+	chmod 755 "$work"
+	python3 tests/host/fake-coreschedd.py "$work/deny.sock" "$work/deny.json" & listener="$listener $!"
+	for _ in $(seq 50); do [ -S "$work/deny.sock" ] && break; sleep 0.1; done
+	chmod 666 "$work/deny.sock"
+	export CORESCHED_SOCKET=$work/deny.sock
+	check root-refused 1 'coreschedd refused to place container web: io.coresched.PermissionDenied' "$ok}"
+	as="build/helpers/cs-runas 65534 65534"
+	rootless='coreschedd places containers for root only, and this hook runs as uid 65534 \(a rootless engine\)'
+	if [ -z "$nothing_isolates" ]; then
+		check rootless-closed 1 "$rootless and fail mode is closed: refusing to start container web untagged" "$ok}"
+	else
+		check rootless-closed-no-core-scheduling 0 "$rootless, and $nothing_isolates" "$ok}"
+	fi
+	check rootless-open 0 "$untagged|$rootless and a cookie of its own failed" "$ok}" --fail-mode open
+	check rootless-trusted 0 '' "$ok,\"annotations\":{\"io.coresched.policy\":\"trusted\"}}"
+	as=
+fi

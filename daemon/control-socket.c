@@ -30,6 +30,11 @@ static int mkdir_parents(const char *path, mode_t mode)
 	return 0;
 }
 
+int control_socket_make_dir(const char *path)
+{
+	return mkdir_parents(path, 0755);
+}
+
 /* A socket nobody listens on is left over from a dead daemon; a live one
  * means a second daemon is starting, which must not steal the address. */
 static int remove_stale_socket(const struct sockaddr_un *sa)

@@ -21,6 +21,7 @@
 
 #include "auth.h"
 #include "control.h"
+#include "control-socket.h"
 #include "cookie.h"
 #include "daemon.h"
 #include "engine-sys.h"
@@ -925,6 +926,9 @@ int methods_lock_instance(const char *socket_path, const char **ret_path)
 
 	snprintf(path, sizeof(path), "%.*s/coreschedd.lock", dir_len, slash ? sock : ".");
 	*ret_path = path;
+	fd = control_socket_make_dir(path);
+	if (fd < 0)
+		return fd;
 	fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
 	if (fd < 0)
 		return -errno;

@@ -56,6 +56,8 @@ struct engine {
 	bool rescan;           /* SMT came back: a scan must converge what failed */
 	bool resyncing;        /* the scan after lost events runs */
 	bool loss_unscanned;   /* events may have been lost since the last rescan began */
+	uint64_t resync_logged_ns;      /* when a rescan after a loss was last logged */
+	unsigned long long resyncs_unlogged; /* rescans since */
 	bool adopted;          /* the start-up scan has run */
 	bool privileged;       /* a request by root or the hook, or a restore: MaxKeys in full, no share */
 	bool charge_set;       /* keys made now count against charge_uid (a session's user, a */

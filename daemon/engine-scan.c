@@ -370,15 +370,32 @@ void engine_note_loss(struct engine *e)
 	free(v);
 }
 
+#define RESYNC_LOG_NS 60000000000ull
+
 int engine_resync(struct engine *e)
 {
+	uint64_t now;
 	int r;
 
 	if (!e->loss_unscanned)
 		engine_note_loss(e);
 	e->loss_unscanned = false; /* a loss from now on needs a rescan of its own */
 	e->c.resyncs++;
-	log_notice("Events were lost: rescanning every process");
+	/* Said at the first, then once a minute at most: losses that go on
+	 * (a load the buffer cannot hold, numbers missing) rescan every
+	 * second or more often, and status counts them. */
+	now = SYS(e, now_ns);
+	e->resyncs_unlogged++;
+	if (!e->resync_logged_ns || now - e->resync_logged_ns >= RESYNC_LOG_NS) {
+		if (e->resyncs_unlogged > 1)
+			log_notice("Events were lost: rescanning every process (%llu rescans since this was last "
+				   "said)",
+				   e->resyncs_unlogged);
+		else
+			log_notice("Events were lost: rescanning every process");
+		e->resync_logged_ns = now;
+		e->resyncs_unlogged = 0;
+	}
 	e->resyncing = true;
 	r = engine_scan(e, false, true);
 	e->resyncing = false;

@@ -11,6 +11,7 @@
 #include <inttypes.h>
 #include <limits.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -167,6 +168,25 @@ static int parse_reply(const struct oci_state *s, json_object *params, sc_cookie
 	return 0;
 }
 
+/* Root of the host: uid 0 in the initial user namespace, whose uid_map
+ * maps every uid to itself ("0 0 4294967295"). */
+static bool host_root(void)
+{
+	unsigned inside, outside, count;
+	bool whole = false;
+	FILE *f;
+
+	if (geteuid() != 0)
+		return false;
+	f = fopen("/proc/self/uid_map", "re");
+	if (!f)
+		return true; /* no user namespaces in this kernel */
+	whole = fscanf(f, "%u %u %u", &inside, &outside, &count) == 3 && inside == 0 && outside == 0 &&
+		count == 4294967295u;
+	fclose(f);
+	return whole;
+}
+
 /* One round trip, connect included, within timeout_ms: 0 placed (the
  * daemon's cookie in *ret), 1 refused (said why on stderr), 2 recorded by
  * a daemon in a dry run, or a negative errno when the daemon could not be
@@ -188,10 +208,11 @@ static int ask_daemon(const struct oci_state *s, int timeout_ms, sc_cookie *ret)
 	close(fd);
 	if (r < 0)
 		return r;
-	/* A hook run as a user (a rootless engine reads the same hooks.d):
-	 * the daemon places containers for root only, and for this hook it is
-	 * as good as out of reach. */
-	if (r == 1 && geteuid() != 0 && ename && strcmp(ename, "io.coresched.PermissionDenied") == 0) {
+	/* A hook run as a user (a rootless engine reads the same hooks.d, and
+	 * runs it as that user, or as root of a user namespace of its own):
+	 * the daemon places containers for root only, and for this hook it
+	 * is as good as out of reach. */
+	if (r == 1 && !host_root() && ename && strcmp(ename, "io.coresched.PermissionDenied") == 0) {
 		free(ename);
 		json_object_put(params);
 		return -EACCES;
@@ -215,8 +236,8 @@ static const char *unreachable_reason(int r, int timeout_ms, char *buf, size_t s
 	if (r == -ETIMEDOUT)
 		snprintf(buf, size, "coreschedd did not answer within %d ms", timeout_ms);
 	else if (r == -EACCES)
-		snprintf(buf, size, "coreschedd places containers for root only, and this hook runs as uid %u "
-			 "(a rootless engine)", (unsigned)geteuid());
+		snprintf(buf, size, "coreschedd places containers for root only, and this hook runs as uid %u%s "
+			 "(a rootless engine)", (unsigned)geteuid(), geteuid() == 0 ? " of a user namespace" : "");
 	else
 		snprintf(buf, size, "coreschedd could not be reached (%s)", strerror(-r));
 	return buf;

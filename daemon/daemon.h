@@ -22,9 +22,10 @@ struct daemon {
 	uint64_t resync_end_usec;     /* when the last rescan after a loss ended */
 	uint64_t resync_warned_usec;  /* when rescans back to back were last logged */
 	/* Numbers missing from the kernel's (procmon_receive() -ENOMSG): one
-	 * rescan at once, then at most one a second, by missing_source. */
+	 * rescan at once, then one when missing_next_usec is reached, by
+	 * missing_source. */
 	sd_event_source *missing_source;
-	uint64_t missing_rescan_usec; /* when the last rescan for them began */
+	uint64_t missing_next_usec;   /* no rescan for them before (monotonic) */
 	uint64_t missing_logged_usec; /* when they were last logged */
 	unsigned long long missing_unlogged; /* found since */
 	bool seccomp_on;

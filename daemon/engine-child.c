@@ -84,6 +84,25 @@ static bool follows(struct engine *e, const struct task *t, const struct task *p
 	 * helper ran, or exec'd since; either way the rules judge it. */
 	if (k->per == PER_PROCESS && p->origin == ORIGIN_STICKY && claimed(e, pi))
 		return false;
+	/* Not below an explicit placement, which holds across both: a
+	 * program a group claims, other than the parent's, is judged on its
+	 * own. A CLONE_PARENT child of another process runs its creator's
+	 * program, and no exec event of its own comes (a child that exec'd
+	 * before this read would be judged again at its exec event). Under
+	 * Per=cgroup, a child forked into another cgroup (CLONE_INTO_CGROUP:
+	 * no event tells of it) is keyed by its own. */
+	if (!engine_origin_explicit(p->origin)) {
+		const struct group *g;
+		char name[MATCH_KEY_MAX];
+
+		if (!engine_same_program(p, pi) && claimed(e, pi))
+			return false;
+		if (k->per == PER_CGROUP && k->name[0] == '/' && (g = conf_find_group(e->conf, k->group))) {
+			engine_key_name_for(g, t, name, sizeof(name));
+			if (strcmp(name, k->name) != 0)
+				return false;
+		}
+	}
 	/* A trusted key's cookie is 0, as is every unplaced process's: the
 	 * same cookie says nothing of where the child comes from. */
 	if ((t->cookie == k->cookie && !k->trusted) || t->cookie == COOKIE_UNKNOWN ||

@@ -119,6 +119,11 @@ static int scan_one(void *userdata, pid_t pid)
 		t->scan_unsure = e->resyncing;
 		t->scan_cookie = t->cookie;
 		engine_judge_child(e, t, p, &pi, 0);
+		/* After a loss its fork and exec were among the lost, likely:
+		 * a helper its parent ran before the parent was tagged joins
+		 * the parent's key, as on the event path (sticky isolation). */
+		if (e->resyncing && !t->key && t->origin == ORIGIN_NONE)
+			engine_judge_unseen_helper(e, t, pi.ppid);
 		t->scan_followed = p && p->key && p->key == t->key;
 		if (s->all) { /* a reload: judged by the new rules too */
 			t->cleared = false;
@@ -353,21 +358,27 @@ int engine_scan_all(struct engine *e)
 	return scan(e, false, false, true);
 }
 
-void engine_note_loss(struct engine *e)
+/* What events lost may leave untold. */
+static void mark_loss(struct engine *e)
 {
 	size_t n;
 	void **v;
 
-	e->c.lost++;
-	if (e->loss_unscanned)
-		return; /* marked since the last rescan began: it is still to come */
-	e->loss_unscanned = true;
 	engine_ghosts_clear(e); /* their exit events may be among the lost */
 	/* Fork events still awaited may be among the lost too. */
 	v = engine_snapshot(e->tasks, &n);
 	for (size_t i = 0; i < n; i++)
 		((struct task *)v[i])->scan_unsure = true;
 	free(v);
+}
+
+void engine_note_loss(struct engine *e)
+{
+	e->c.lost++;
+	if (e->loss_unscanned)
+		return; /* marked since the last rescan began: it is still to come */
+	e->loss_unscanned = true;
+	mark_loss(e);
 }
 
 #define RESYNC_LOG_NS 60000000000ull
@@ -378,7 +389,8 @@ int engine_resync(struct engine *e)
 	int r;
 
 	if (!e->loss_unscanned)
-		engine_note_loss(e);
+		e->c.lost++; /* not noted before: this is its count */
+	mark_loss(e); /* again: more may have gone missing since it was noted */
 	e->loss_unscanned = false; /* a loss from now on needs a rescan of its own */
 	e->c.resyncs++;
 	/* Said at the first, then once a minute at most: losses that go on

@@ -145,16 +145,25 @@ static void note_back_to_back(struct daemon *d)
 	}
 }
 
-/* How often numbers missing from the kernel's rescan, at most: another
- * program's subscriptions (which any user may send, as fast as it likes)
- * cost at most one rescan a second. */
+/* How often numbers missing from the kernel's rescan, at most: after a
+ * second, and after four times as long as the last such rescan took,
+ * from its end, so that acks to other programs' subscriptions (which any
+ * user may send, as fast as it likes) keep the daemon rescanning a fifth
+ * of the time at most, however many processes there are. */
 #define MISSING_RESCAN_USEC 1000000ULL
+#define MISSING_RESCAN_SPAN 4
 #define MISSING_LOG_USEC 60000000ULL
 
 static void rescan_for_missing(struct daemon *d)
 {
-	d->missing_rescan_usec = monotonic_usec();
+	uint64_t start = monotonic_usec(), end, wait;
+
+	if (d->missing_source) /* this one covers a rescan already set */
+		(void)sd_event_source_set_enabled(d->missing_source, SD_EVENT_OFF);
 	(void)engine_resync(d->engine);
+	end = monotonic_usec();
+	wait = (end - start) * MISSING_RESCAN_SPAN;
+	d->missing_next_usec = end + (wait > MISSING_RESCAN_USEC ? wait : MISSING_RESCAN_USEC);
 }
 
 static int on_missing_due(sd_event_source *s, uint64_t usec, void *userdata)
@@ -166,13 +175,15 @@ static int on_missing_due(sd_event_source *s, uint64_t usec, void *userdata)
 }
 
 /* A number missing from the kernel's count of its messages: nothing
- * queued was lost, and every event taken was handled (no drain). The
- * missing one was an event the kernel could not allocate, or (from Linux
- * 6.6) an ack to another program's subscription, which this socket does
- * not take (procmon_open()): a rescan at once, unless one began less than
- * MISSING_RESCAN_USEC ago; then the loss is noted and the rescan comes
- * when that time is up, whatever else goes missing meanwhile. Logged at
- * the first, then once a minute at most, with the count. */
+ * queued was lost (no drain), and the events from the message that
+ * showed it on wait in procmon until the loss is noted. The missing one
+ * was an event the kernel could not allocate, or (from Linux 6.6) an ack
+ * to another program's subscription, which this socket does not take
+ * (procmon_open()): a rescan at once, unless the last one for missing
+ * numbers ended too lately (rescan_for_missing()); then the loss is
+ * noted and the rescan comes when that time is up, whatever else goes
+ * missing meanwhile. Logged at the first, then once a minute at most,
+ * with the count. */
 static void note_missing(struct daemon *d)
 {
 	uint64_t now = monotonic_usec();
@@ -182,19 +193,19 @@ static void note_missing(struct daemon *d)
 		log_notice("%llu message(s) missing from the kernel's numbering of process events%s: an event the "
 			   "kernel could not allocate (it reports no such loss), or its answer to another program's "
 			   "subscription, which it does not send this daemon (Linux 6.6 and later); rescanning "
-			   "at most once a second while they go on",
+			   "at most once a second, and a fifth of the time, while they go on",
 			   d->missing_unlogged, d->missing_logged_usec ? " in the last minute" : "");
 		d->missing_logged_usec = now;
 		d->missing_unlogged = 0;
 	}
-	if (!d->missing_rescan_usec || now >= d->missing_rescan_usec + MISSING_RESCAN_USEC || !d->missing_source) {
+	if (now >= d->missing_next_usec || !d->missing_source) {
 		rescan_for_missing(d);
 		return;
 	}
 	engine_note_loss(d->engine);
 	if (sd_event_source_get_enabled(d->missing_source, NULL) > 0)
 		return; /* the rescan is set already */
-	if (sd_event_source_set_time(d->missing_source, d->missing_rescan_usec + MISSING_RESCAN_USEC) < 0 ||
+	if (sd_event_source_set_time(d->missing_source, d->missing_next_usec) < 0 ||
 	    sd_event_source_set_enabled(d->missing_source, SD_EVENT_ONESHOT) < 0)
 		rescan_for_missing(d);
 }

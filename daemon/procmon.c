@@ -339,8 +339,9 @@ static int ack_or_hold(void *userdata, const struct cn_msg *cn, const struct pro
 	return 0;
 }
 
-/* Read every queued datagram from the kernel, or -errno. */
-static int drain_for_ack(int fd, struct ack_ctx *ctx)
+/* Read every queued datagram from the kernel, or -errno; their numbers
+ * are checked against nums (NULL: not). */
+static int drain_for_ack(int fd, struct ack_ctx *ctx, struct procmon_numbers *nums)
 {
 	_Alignas(struct nlmsghdr) unsigned char buf[RECV_BUF_SIZE];
 	struct sockaddr_nl from;
@@ -367,9 +368,10 @@ static int drain_for_ack(int fd, struct ack_ctx *ctx)
 		/* Malformed datagrams cannot be the ack; their events are lost.
 		 * A number missing before the loop takes them is reported as a
 		 * loss too (-ENOBUFS): it may have been an event. */
-		if (decode_datagram(buf, (size_t)n, &held.nums, ack_or_hold, ctx) < 0 || held.nums.missing)
+		if (decode_datagram(buf, (size_t)n, nums, ack_or_hold, ctx) < 0 || (nums && nums->missing))
 			held.lost = true;
-		held.nums.missing = false;
+		if (nums)
+			nums->missing = false;
 	}
 }
 
@@ -389,7 +391,7 @@ static int wait_ack(int fd, uint32_t ack)
 	int r;
 
 	for (;;) {
-		r = drain_for_ack(fd, &ctx);
+		r = drain_for_ack(fd, &ctx, &held.nums);
 		if (r < 0)
 			return r;
 		if (ctx.acked)
@@ -415,11 +417,13 @@ static int wait_ack(int fd, uint32_t ack)
  * The kernel numbers the acks it sends, and from now on this socket
  * misses some of the numbers: its own ack, sent on the CPU this runs on,
  * while this call waits in sendto(), and later the acks to other
- * programs. The messages queued before the ack (the ones of its CPU
- * numbered before it are queued by the time sendto() returns) are read
- * and held, and the count starts again after them. Another program's ack
- * later shows as a missing number: the caller cannot tell it from an
- * event lost, and rescans (see procmon_receive()). */
+ * programs. The messages queued by now (those of its CPU numbered before
+ * the ack are, by the time sendto() returns, and some after it may be)
+ * are read and held without their numbers checked, and the count starts
+ * again after them: what was lost meanwhile, the start-up scan that
+ * follows the subscription sees. Another program's ack later shows as a
+ * missing number: the caller cannot tell it from an event lost, and
+ * rescans (see procmon_receive()). */
 static int filter_acks(int fd, uint32_t ack)
 {
 	const struct procmon_input input = { .mcast_op = PROC_CN_MCAST_LISTEN,
@@ -429,7 +433,7 @@ static int filter_acks(int fd, uint32_t ack)
 
 	if (r < 0)
 		return r;
-	r = drain_for_ack(fd, &ctx);
+	r = drain_for_ack(fd, &ctx, NULL);
 	numbers_forget();
 	return r;
 }
@@ -494,7 +498,9 @@ static int deliver_or_hold(void *userdata, const struct cn_msg *cn, const struct
 	(void)cn;
 	if (!event_map(ev, &out))
 		return 0;
-	if (ctx->count < ctx->max) {
+	/* From the message that showed a number missing on, events are held:
+	 * the caller hears of the loss before it takes them. */
+	if (ctx->count < ctx->max && !held.nums.missing) {
 		ctx->fn(ctx->userdata, &out);
 		ctx->count++;
 	} else {
@@ -633,11 +639,12 @@ int procmon_receive(int fd, size_t max_events, procmon_fn fn, void *userdata)
 		r = receive_batch(fd, &ctx, want);
 		if (r < 0)
 			return r;
-		if ((unsigned)r < want)
+		if ((unsigned)r < want || (held.fd == fd && held.nums.missing))
 			break;
 	}
-	/* Every event taken was handed out: a number missing before some
-	 * of them is reported after them. */
+	/* A number missing: the events before the message that showed it
+	 * were handed out, that message's and the rest are held for the next
+	 * call, after the caller has heard of the loss. */
 	if (held.fd == fd && held.nums.missing) {
 		held.nums.missing = false;
 		return -ENOMSG;

@@ -43,11 +43,13 @@ int procmon_open(unsigned rcvbuf);
 /* Receive and decode everything queued on fd without blocking, calling fn
  * per event. Returns the number of events, 0 when nothing was queued, or
  * -ENOBUFS when the kernel dropped events (the caller must drain the
- * socket and rescan), -ENOMSG when every event taken was passed to fn but
- * a message's number showed one missing before it (struct
- * procmon_numbers: an event the kernel could not allocate, or an ack to
- * another program that the kernel did not send this socket; no drain is
- * needed, the caller rescans), or another negative errno (-EBADMSG,
+ * socket and rescan), -ENOMSG when a message's number showed one missing
+ * before it (struct procmon_numbers: an event the kernel could not
+ * allocate, or an ack to another program that the kernel did not send
+ * this socket): the events before that message were passed to fn, it and
+ * the rest are held for the next call (procmon_pending()), no drain is
+ * needed, and the caller notes the loss before it takes them and
+ * rescans; or another negative errno (-EBADMSG,
  * -EMSGSIZE: a datagram that could not be decoded, whose events are lost
  * as with -ENOBUFS). Events passed to fn before an error stand. Messages
  * not from the kernel (nl_pid != 0) are dropped. At most max_events are

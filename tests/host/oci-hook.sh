@@ -107,5 +107,19 @@ else
 	fi
 	check rootless-open 0 "$untagged|$rootless and a cookie of its own failed" "$ok}" --fail-mode open
 	check rootless-trusted 0 '' "$ok,\"annotations\":{\"io.coresched.policy\":\"trusted\"}}"
+	# Rootless podman runs its runtime, and the hook, as root of a user
+	# namespace of its own: the daemon sees the user, and so does the hook.
+	if build/helpers/cs-runas 65534 65534 unshare -Ur true 2>/dev/null; then
+		as="build/helpers/cs-runas 65534 65534 unshare -Ur"
+		rootless='coreschedd places containers for root only, and this hook runs as uid 0 of a user namespace \(a rootless engine\)'
+		check rootless-userns-open 0 "$untagged|$rootless" "$ok}" --fail-mode open
+		if [ -z "$nothing_isolates" ]; then
+			check rootless-userns-closed 1 "$rootless and fail mode is closed" "$ok}"
+		else
+			check rootless-userns-closed-no-core-scheduling 0 "$rootless, and $nothing_isolates" "$ok}"
+		fi
+	else
+		echo "SKIP: $T/rootless-userns-*: no unprivileged user namespaces here"
+	fi
 	as=
 fi

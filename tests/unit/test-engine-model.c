@@ -1525,6 +1525,71 @@ static void test_unmatched_clear(void)
 	e = engine_free(e);
 }
 
+/* UnmatchedExec=clear: a member runs a helper and forks at once, before
+ * the daemon took the exec: the child carries the group's cookie, which
+ * the kernel copied. It is the helper's, in no group: back to 0 with its
+ * parent, not kept as a foreign cookie. A child of an explicit placement
+ * keeps it, as the placement does. */
+static void test_unmatched_clear_child_forked_at_once(void)
+{
+	struct fproc *w, *c, *m, *mc;
+	sc_cookie placed;
+
+	e = scenario("[Daemon]\nUnmatchedExec=clear\n[Group web]\nMatchExe=/usr/bin/web\n[Group manual]\n");
+	if (!e)
+		return;
+	w = spawn("/usr/bin/web", 1000);
+	m = spawn("/bin/sh", 1000);
+	deliver(n_events);
+	CHECK(w && cookie_of(w) != 0);
+	CHECK(m && engine_assign(e, m->pid, "manual", NULL, ORIGIN_ASSIGN) == 0);
+	placed = cookie_of(m);
+	if (!w || !m)
+		goto out;
+	exec_as(w, "/usr/bin/helper");
+	c = fork_of(w);
+	exec_as(m, "/usr/bin/helper");
+	mc = fork_of(m);
+	CHECK(c && cookie_of(c) == cookie_of(w)); /* copied before the daemon took the exec */
+	deliver(n_events);
+	CHECK(cookie_of(w) == 0);
+	CHECK(c && cookie_of(c) == 0);
+	CHECK(c && engine_task(e, c->pid) && !engine_task(e, c->pid)->key &&
+	      engine_task(e, c->pid)->origin == ORIGIN_NONE);
+	CHECK(mc && cookie_of(mc) == placed && cookie_of(m) == placed);
+out:
+	e = engine_free(e);
+}
+
+/* Events lost while a member starts, forks, and its child runs a helper
+ * (UnmatchedExec=keep): the rescan that follows the loss finds the child
+ * at cookie 0 under a member it has just tagged, and makes it the
+ * member's helper, as the event path would have (sticky isolation). */
+static void test_rescan_after_loss_keeps_helpers(void)
+{
+	struct fproc *w, *c;
+	const struct task *tw, *tc;
+
+	e = scenario("[Group web]\nMatchExe=/usr/bin/web\n");
+	if (!e)
+		return;
+	w = spawn("/usr/bin/web", 1000);
+	c = w ? fork_of(w) : NULL;
+	if (!c)
+		goto out;
+	exec_as(c, "/usr/bin/helper");
+	deliver_or_lose(n_events, true);
+	CHECK(cookie_of(c) == 0);
+	engine_resync(e);
+	tw = engine_task(e, w->pid);
+	tc = engine_task(e, c->pid);
+	CHECK(tw && tw->key && cookie_of(w) != 0);
+	CHECK(tc && tw && tc->key == tw->key && tc->origin == ORIGIN_STICKY);
+	CHECK(cookie_of(c) == cookie_of(w));
+out:
+	e = engine_free(e);
+}
+
 /* The same with the default, UnmatchedExec=keep: the helper stays. */
 static void test_unmatched_keep(void)
 {
@@ -2240,6 +2305,65 @@ static struct fproc *clone_parent_of(struct fproc *b, struct fproc *g)
 	if (n_events > 0)
 		events[n_events - 1].parent_pid = events[n_events - 1].parent_tgid = g->pid;
 	return c;
+}
+
+/* A member of one group forks a child that executes a program another
+ * group claims, and clones workers of it with CLONE_PARENT before the
+ * daemon takes the exec: the kernel names the member as the workers'
+ * parent and copied its group's cookie into them, but they run the other
+ * group's program, and no exec event of theirs comes. They go to the
+ * group that claims what they run, as a rescan would put them. */
+static void test_clone_parent_of_claimed_program(void)
+{
+	struct fproc *pa, *m, *c;
+
+	e = scenario("[Group alpha]\nMatchExe=/usr/bin/pa\n[Group beta]\nMatchExe=/usr/bin/bcp\n");
+	if (!e)
+		return;
+	pa = spawn("/usr/bin/pa", 1000);
+	deliver(n_events);
+	CHECK(pa && has_group(pa->pid, "alpha"));
+	m = pa ? fork_of(pa) : NULL;
+	if (!m)
+		goto out;
+	exec_as(m, "/usr/bin/bcp");
+	c = clone_parent_of(m, pa);
+	CHECK(c && cookie_of(c) == cookie_of(pa)); /* copied before the daemon took m's exec */
+	deliver(n_events);
+	CHECK(has_group(m->pid, "beta"));
+	CHECK(c && has_group(c->pid, "beta") && cookie_of(c) == cookie_of(m) && cookie_of(c) != cookie_of(pa));
+out:
+	e = engine_free(e);
+}
+
+/* Per=cgroup: a member clones a child into another cgroup the group
+ * claims (clone3 CLONE_INTO_CGROUP; no event tells of the move): the
+ * child is keyed by its own cgroup, as a rescan would key it. */
+static void test_per_cgroup_clone_into_cgroup(void)
+{
+	struct fproc *a, *c;
+	const struct task *t;
+
+	e = scenario("[Group pc]\nMatchCgroup=/t/*\nPer=cgroup\n");
+	if (!e)
+		return;
+	a = spawn("/bin/sh", 1000);
+	if (!a)
+		goto out;
+	a->cgroup = "/t/m1";
+	deliver(n_events);
+	t = engine_task(e, a->pid);
+	CHECK(t && t->key && strcmp(t->key->name, "/t/m1") == 0 && cookie_of(a) != 0);
+	c = fork_of(a);
+	if (!c)
+		goto out;
+	c->cgroup = "/t/m2";
+	deliver(n_events);
+	t = engine_task(e, c->pid);
+	CHECK(t && t->key && strcmp(t->key->name, "/t/m2") == 0);
+	CHECK(cookie_of(c) != 0 && cookie_of(c) != cookie_of(a));
+out:
+	e = engine_free(e);
 }
 
 /* A scenario under conf_text with a process of exe as uid, taken, and a
@@ -6043,6 +6167,10 @@ int main(void)
 	RUN(test_old_exit_leaves_the_new_process_whole);
 	RUN(test_main_thread_exit_after_silent_loss);
 	RUN(test_no_copy_while_loss_unscanned);
+	RUN(test_unmatched_clear_child_forked_at_once);
+	RUN(test_rescan_after_loss_keeps_helpers);
+	RUN(test_clone_parent_of_claimed_program);
+	RUN(test_per_cgroup_clone_into_cgroup);
 	RUN(test_fork_copy_not_of_unread_exe);
 	RUN(test_fork_copy_not_after_failed_read);
 	RUN(test_fork_copy_not_by_other_thread);

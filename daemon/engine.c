@@ -3,6 +3,7 @@
  * Scans, reloads and the control socket take the same path. */
 #include <errno.h>
 #include <inttypes.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -739,6 +740,28 @@ static int fork_examine(struct engine *e, const struct procmon_event *ev, const 
 	return table_upsert(e, pi, ev->timestamp_ns, ret, ret_changed);
 }
 
+/* The kernel sends a fork event before it moves the child into its
+ * cgroup: copy_process() calls proc_fork_connector() before
+ * cgroup_post_fork(), and until then the child, already listed, is in the
+ * root cgroup's set. A child read that soon shows "/" where its parent
+ * is elsewhere: it is read again, briefly, until it shows where it went.
+ * (A child cloned into the root cgroup itself shows "/" throughout.) */
+#define FORK_CGROUP_REREADS 32
+
+static void fork_cgroup_settle(struct engine *e, pid_t pid, const struct task *p, struct procinfo *pi,
+			       struct task **t)
+{
+	bool changed;
+
+	for (int i = 0; i < FORK_CGROUP_REREADS && p && p->cgroup && strcmp(p->cgroup, "/") != 0 && *t &&
+			(*t)->cgroup && strcmp((*t)->cgroup, "/") == 0;
+	     i++) {
+		sched_yield();
+		if (engine_examine(e, pid, pi, t, &changed) < 0)
+			return;
+	}
+}
+
 static int on_fork(struct engine *e, const struct procmon_event *ev)
 {
 	struct task *t, *parent;
@@ -753,6 +776,8 @@ static int on_fork(struct engine *e, const struct procmon_event *ev)
 	had = t ? t->cookie : COOKIE_UNKNOWN; /* the table's word, before this read */
 	fd = SYS(e, pidfd_open, ev->tgid);
 	r = fd < 0 ? fd : fork_examine(e, ev, parent, &pi, &t, &changed);
+	if (r >= 0)
+		fork_cgroup_settle(e, ev->tgid, parent, &pi, &t);
 	if (r == -ESRCH) /* gone already: its own children's forks may follow */
 		engine_ghost_child(e, ev->tgid, parent, ev->timestamp_ns);
 	if (fd < 0)

@@ -247,6 +247,10 @@ static unsigned reads_of;
  * as of a process we may not inspect); a read of read_fails that fails
  * with read_fails_with, once. */
 static bool exe_unreadable;
+/* A child read in the root cgroup's set, for this many reads: the kernel
+ * sends the fork event before it moves the child into its cgroup. */
+static pid_t unsettled_cgroup_pid;
+static int unsettled_cgroup_reads;
 static pid_t read_fails;
 static int read_fails_with;
 
@@ -287,7 +291,8 @@ static int fk_read(void *u, pid_t pid, struct procinfo *ret)
 	snprintf(ret->comm, sizeof(ret->comm), "%s", p->comm);
 	snprintf(ret->exe, sizeof(ret->exe), "%s", exe_unreadable ? "" : p->exe);
 	snprintf(ret->cgroup, sizeof(ret->cgroup), "%s",
-		 p->no_cgroup	 ? ""
+		 pid == unsettled_cgroup_pid && unsettled_cgroup_reads > 0 && unsettled_cgroup_reads-- ? "/"
+		 : p->no_cgroup	 ? ""
 		 : p->cut_cgroup ? "/machine.slice"
 		 : p->cgroup	 ? p->cgroup
 				 : "/user.slice");
@@ -2364,6 +2369,45 @@ static void test_per_cgroup_clone_into_cgroup(void)
 	CHECK(cookie_of(c) != 0 && cookie_of(c) != cookie_of(a));
 out:
 	e = engine_free(e);
+}
+
+/* The kernel sends a fork event before it moves the child into its cgroup
+ * (in the root cgroup's set until then): a child read at once shows "/".
+ * Read again until it shows its own, it keeps its parent's key under
+ * MatchCgroup= rules, or takes its own under Per=cgroup, where it was
+ * cloned into another cgroup. */
+static void test_fork_read_before_cgroup_settles(void)
+{
+	static const char *const texts[] = { "[Group pc]\nMatchCgroup=/t/*\nPer=cgroup\n",
+					     "[Group pc]\nMatchCgroup=/t/*\n" };
+
+	for (size_t i = 0; i < 2; i++) {
+		struct fproc *a, *c;
+		const struct task *t;
+
+		e = scenario(texts[i]);
+		if (!e)
+			return;
+		a = spawn("/bin/sh", 1000);
+		if (!a)
+			goto out;
+		a->cgroup = "/t/m1";
+		deliver(n_events);
+		c = fork_of(a);
+		if (!c)
+			goto out;
+		c->cgroup = i == 0 ? "/t/m2" : "/t/m1";
+		unsettled_cgroup_pid = c->pid;
+		unsettled_cgroup_reads = 3;
+		deliver(n_events);
+		t = engine_task(e, c->pid);
+		CHECK(t && t->cgroup && strcmp(t->cgroup, c->cgroup) == 0);
+		CHECK(t && t->key && strcmp(t->key->name, i == 0 ? "/t/m2" : "") == 0 && t->origin == ORIGIN_RULE);
+		CHECK(cookie_of(c) != 0 && (i == 0) == (cookie_of(c) != cookie_of(a)));
+out:
+		unsettled_cgroup_pid = 0;
+		e = engine_free(e);
+	}
 }
 
 /* A scenario under conf_text with a process of exe as uid, taken, and a
@@ -6171,6 +6215,7 @@ int main(void)
 	RUN(test_rescan_after_loss_keeps_helpers);
 	RUN(test_clone_parent_of_claimed_program);
 	RUN(test_per_cgroup_clone_into_cgroup);
+	RUN(test_fork_read_before_cgroup_settles);
 	RUN(test_fork_copy_not_of_unread_exe);
 	RUN(test_fork_copy_not_after_failed_read);
 	RUN(test_fork_copy_not_by_other_thread);

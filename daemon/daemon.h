@@ -26,6 +26,8 @@ struct daemon {
 	 * missing_source. */
 	sd_event_source *missing_source;
 	uint64_t missing_next_usec;   /* no rescan for them before (monotonic) */
+	/* Events procmon holds after a pass of the loop: taken in the next. */
+	sd_event_source *pending_source;
 	uint64_t missing_logged_usec; /* when they were last logged */
 	unsigned long long missing_unlogged; /* found since */
 	bool seccomp_on;

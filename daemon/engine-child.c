@@ -84,9 +84,10 @@ static bool follows(struct engine *e, const struct task *t, const struct task *p
 	 * helper ran, or exec'd since; either way the rules judge it. */
 	if (k->per == PER_PROCESS && p->origin == ORIGIN_STICKY && claimed(e, pi))
 		return false;
-	/* Not below an explicit placement, which holds across both: a
-	 * program a group claims, other than the parent's, is judged on its
-	 * own. A CLONE_PARENT child of another process runs its creator's
+	/* Not below an explicit placement, which holds across both (a
+	 * session opener's child: engine_judge_child()): a program a group
+	 * claims, other than the parent's, is judged on its own. A
+	 * CLONE_PARENT child of another process runs its creator's
 	 * program, and no exec event of its own comes (a child that exec'd
 	 * before this read would be judged again at its exec event). Under
 	 * Per=cgroup, a child forked into another cgroup (CLONE_INTO_CGROUP:
@@ -95,7 +96,8 @@ static bool follows(struct engine *e, const struct task *t, const struct task *p
 		const struct group *g;
 		char name[MATCH_KEY_MAX];
 
-		if (!engine_same_program(p, pi) && claimed(e, pi))
+		/* (an exe that could not be read says nothing) */
+		if (pi->exe[0] && !engine_same_program(p, pi) && claimed(e, pi))
 			return false;
 		if (k->per == PER_CGROUP && k->name[0] == '/' && (g = conf_find_group(e->conf, k->group))) {
 			engine_key_name_for(g, t, name, sizeof(name));
@@ -373,6 +375,14 @@ void engine_judge_child(struct engine *e, struct task *t, struct task *p, const 
 	t->placer_gid = p->placer_gid;
 	t->cleared = p->cleared;
 	table_set_key(e, t, p->key);
+	/* A session opener's child is the rules', judged again at each exec
+	 * (child_origin()): one that runs another program a group claims (a
+	 * CLONE_PARENT child of a process the session started, with no exec
+	 * event of its own) is judged now, as at an exec. */
+	if (p->origin == ORIGIN_SESSION && pi->exe[0] && !engine_same_program(p, pi) && claimed(e, pi)) {
+		(void)engine_evaluate(e, t, false);
+		return;
+	}
 	/* The parent's restore waits for its key: so does the child's, which
 	 * keeps the cookie it carries meanwhile (none to put on it yet). */
 	if (!p->key && p->want) {
@@ -406,10 +416,16 @@ void engine_judge_unseen_helper(struct engine *e, struct task *t, pid_t ppid)
 {
 	const struct task *p = ppid > 0 ? engine_task(e, ppid) : NULL;
 	struct key *k = p ? p->key : NULL;
+	struct match_input in = { t->exe, t->comm, t->uid, t->gid, t->cgroup };
+	struct match_result m;
+	const char *cg, *ck;
 
-	if (!k || !e->conf || e->conf->daemon.unmatched_clear || t->key || t->origin != ORIGIN_NONE || t->cleared ||
-	    t->cookie != 0 || k->trusted || k->detached || k->per == PER_PROCESS || !k->cookie || p->cleared ||
-	    engine_origin_explicit(p->origin))
+	if (!k || !e->conf || !t->exe || e->conf->daemon.unmatched_clear || t->key || t->origin != ORIGIN_NONE ||
+	    t->cleared || t->unsettled || t->cookie != 0 || k->trusted || k->detached || k->per == PER_PROCESS ||
+	    !k->cookie || p->cleared || engine_origin_explicit(p->origin))
+		return;
+	/* What a group claims (waiting for a key, say) is that group's. */
+	if (rules_match(e->conf, &in, &m) > 0 || (t->cgroup && containers_lookup(t->cgroup, &cg, &ck) > 0))
 		return;
 	table_set_key(e, t, k);
 	table_set_origin(e, t, ORIGIN_STICKY);

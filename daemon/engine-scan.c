@@ -109,6 +109,7 @@ static int scan_one(void *userdata, pid_t pid)
 	if (r > 0 && !s->adopt) {
 		struct task *p = engine_task(e, pi.ppid);
 
+		t->met_generation = e->generation;
 		if (p && p->generation != e->generation && pi.ppid != pid && s->depth < SCAN_AHEAD_MAX) {
 			s->depth++;
 			(void)scan_one(userdata, pi.ppid);
@@ -121,8 +122,14 @@ static int scan_one(void *userdata, pid_t pid)
 		engine_judge_child(e, t, p, &pi, 0);
 		/* After a loss its fork and exec were among the lost, likely:
 		 * a helper its parent ran before the parent was tagged joins
-		 * the parent's key, as on the event path (sticky isolation). */
-		if (e->resyncing && !t->key && t->origin == ORIGIN_NONE)
+		 * the parent's key, as on the event path (sticky isolation),
+		 * where the parent too is new to the table (started during
+		 * the loss: what it runs now, it ran when it forked, as far as
+		 * anyone can tell). A parent the table knew was judged as it
+		 * forked, or the child would not be new: a job it forked
+		 * before it ran a member's program, a child it forked while
+		 * cleared, stay where the rules put them. */
+		if (e->resyncing && !t->key && t->origin == ORIGIN_NONE && p && p->met_generation == e->generation)
 			engine_judge_unseen_helper(e, t, pi.ppid);
 		t->scan_followed = p && p->key && p->key == t->key;
 		if (s->all) { /* a reload: judged by the new rules too */

@@ -310,6 +310,14 @@ static int unclaimed(struct engine *e, struct task *t)
 		return 0;
 	}
 	if (k || t->origin == ORIGIN_RULE || t->origin == ORIGIN_ADOPTED || t->origin == ORIGIN_STICKY) {
+		/* UnmatchedExec=clear: what it forked before now (a helper run
+		 * at once, its fork event still to come) carries the key's
+		 * cookie, which is no member's claim on it (see
+		 * inherited_stray()). */
+		if (k && !k->detached && k->cookie && e->conf->daemon.unmatched_clear) {
+			t->stray_cookie = k->cookie;
+			t->stray_ns = SYS(e, now_ns);
+		}
 		table_set_key(e, t, NULL); /* no longer ours: back to 0 */
 		table_set_origin(e, t, ORIGIN_NONE);
 		t->released = true;
@@ -338,22 +346,6 @@ static int unclaimed(struct engine *e, struct task *t)
 			return t->key->detached ? decide(e, t) : 0; /* moving: as its members go */
 		if (r < 0)
 			return unclaimed(e, t); /* outgrown: unowned now */
-	}
-	/* It carries a rule's key's cookie, which a member passed on to it
-	 * (a child forked right after its parent ran what no group claims,
-	 * before the daemon returned the parent to 0): what the member is no
-	 * longer, its helper is not either (UnmatchedExec=clear). */
-	if (t->cookie != 0 && e->conf->daemon.unmatched_clear) {
-		const struct grave *gr = NULL;
-
-		k = table_key_carrying(e, t->cookie);
-		if (!k)
-			gr = table_grave(e, t->cookie); /* the member was its key's last */
-		if ((k && !k->n_explicit && !k->detached) || (gr && !gr->explicit_)) {
-			table_set_origin(e, t, ORIGIN_NONE);
-			t->released = true;
-			return 0;
-		}
 	}
 	/* It carries one of our keys' cookies (a child whose fork we did not
 	 * see, a restart, a child forked just before its parent moved on): a

@@ -90,6 +90,7 @@ struct task {
 	struct key *key;
 	sc_cookie cookie;    /* last read back from the kernel */
 	uint64_t generation;
+	uint64_t met_generation; /* the scan that met it first, new to the table (0: none) */
 	bool unsettled;      /* the last evaluation failed: the next scan retries */
 	bool recorded;       /* in the state file: its exit changes the file */
 	bool leader_gone;    /* its main thread exited; the process lives on */

@@ -250,6 +250,10 @@ static int on_procmon(sd_event_source *s, int fd, uint32_t revents, void *userda
 			r = 1;
 		}
 	} while (r > 0 && procmon_pending(fd) && ++rounds < 16);
+	/* Held events left (after the last round, a loss noted before them):
+	 * the socket may not poll readable again for them. */
+	if (r > 0 && procmon_pending(fd) && d->pending_source)
+		(void)sd_event_source_set_enabled(d->pending_source, SD_EVENT_ONESHOT);
 	if (r == -ENOBUFS || r == -EBADMSG || r == -EMSGSIZE) {
 		if (r == -ENOBUFS) /* the others are messages that could not be decoded */
 			note_back_to_back(d);
@@ -258,6 +262,14 @@ static int on_procmon(sd_event_source *s, int fd, uint32_t revents, void *userda
 	} else if (r < 0 && r != -EAGAIN && r != -EINTR)
 		log_errno(LOG_WARNING, r, "Failed to receive process events: %m, ignoring.");
 	return 0;
+}
+
+static int on_pending(sd_event_source *s, void *userdata)
+{
+	struct daemon *d = userdata;
+
+	(void)s;
+	return on_procmon(NULL, d->procmon_fd, 0, d);
 }
 
 static int on_reconcile(sd_event_source *s, uint64_t usec, void *userdata)
@@ -402,6 +414,10 @@ static int setup_loop(struct daemon *d)
 	if (r < 0)
 		return r;
 	(void)sd_event_source_set_enabled(d->missing_source, SD_EVENT_OFF);
+	r = sd_event_add_defer(d->event, &d->pending_source, on_pending, d);
+	if (r < 0)
+		return r;
+	(void)sd_event_source_set_enabled(d->pending_source, SD_EVENT_OFF);
 	/* Events before the reconcile timer: isolation first, housekeeping after. */
 	sd_event_now(d->event, CLOCK_MONOTONIC, &now);
 	r = sd_event_add_time(d->event, NULL, CLOCK_MONOTONIC,
@@ -566,6 +582,7 @@ int main(int argc, char **argv)
 	r = sd_event_loop(d.event);
 	sd_notify(0, "STOPPING=1");
 	d.missing_source = sd_event_source_disable_unref(d.missing_source);
+	d.pending_source = sd_event_source_disable_unref(d.pending_source);
 	methods_finalize(&d);
 	d.stats = stats_free(d.stats);
 	keeper_stop(); /* after stats_free, which switches schedstats back through it */

@@ -49,7 +49,8 @@ int procmon_open(unsigned rcvbuf);
  * this socket): the events before that message were passed to fn, it and
  * the rest are held for the next call (procmon_pending()), no drain is
  * needed, and the caller notes the loss before it takes them and
- * rescans; or another negative errno (-EBADMSG,
+ * rescans (a CPU's count shows a loss only at that CPU's next message:
+ * events of other CPUs may have been passed on after the lost one); or another negative errno (-EBADMSG,
  * -EMSGSIZE: a datagram that could not be decoded, whose events are lost
  * as with -ENOBUFS). Events passed to fn before an error stand. Messages
  * not from the kernel (nl_pid != 0) are dropped. At most max_events are

@@ -6128,6 +6128,351 @@ static void test_scan_reparented_member_root_cookie_before_fork_event(void)
 	gone_parent_init_key(true);
 }
 
+
+/* ==== attack scenarios (review of 5868f3e) ==== */
+
+/* A1. A shell forks a job, then execs a member's program; every event is
+ * lost. The rescan meets the job at cookie 0 under the now-tagged member:
+ * it was forked before the exec (it still runs /bin/sh), no helper of the
+ * member. The event path and the start-up scan
+ * (test_job_forked_before_exec_during_start_up_scan) leave it at 0. */
+static void test_rescan_job_forked_before_exec(void)
+{
+	for (int lost = 0; lost < 2; lost++) {
+		struct fproc *sh, *j;
+
+		e = scenario("[Group web]\nMatchExe=/usr/bin/web\n");
+		if (!e)
+			return;
+		sh = spawn("/bin/sh", 1000);
+		deliver(n_events);
+		j = sh ? fork_of(sh) : NULL;
+		if (!j) {
+			e = engine_free(e);
+			return;
+		}
+		exec_as(sh, "/usr/bin/web");
+		if (lost) {
+			deliver_or_lose(n_events, true);
+			engine_resync(e);
+		} else
+			deliver(n_events);
+		fprintf(stderr, "  A1 lost=%d: sh cookie %llx, job cookie %llx, job in web: %d\n", lost,
+			(unsigned long long)cookie_of(sh), (unsigned long long)cookie_of(j), has_group(j->pid, "web"));
+		CHECK(has_group(sh->pid, "web"));
+		CHECK(cookie_of(j) == 0 && !has_group(j->pid, "web"));
+		e = engine_free(e);
+	}
+}
+
+/* A2. A member is cleared on request, forks a child (which runs a helper)
+ * while cleared, then execs again (ending the clear). The fork and the
+ * child's exec are lost. The child was forked by a cleared process: it
+ * stays at 0 (coreschedd.conf(5)); the rescan makes it the member's
+ * helper. */
+static void test_rescan_child_of_cleared(void)
+{
+	for (int helper = 0; helper < 2; helper++)
+		for (int lost = 0; lost < 2; lost++) {
+			struct fproc *p, *c;
+
+			/* A child that runs the member's program, its fork lost:
+			 * the rescan knows nothing of the clear it inherited, and
+			 * the rules claim it. */
+			if (!helper && lost)
+				continue;
+			e = scenario("[Group web]\nMatchExe=/usr/bin/web\n");
+			if (!e)
+				return;
+			p = spawn("/usr/bin/web", 1000);
+			deliver(n_events);
+			CHECK(p && cookie_of(p) != 0 && engine_clear(e, p->pid) == 0 && cookie_of(p) == 0);
+			c = p ? fork_of(p) : NULL;
+			if (!c) {
+				e = engine_free(e);
+				return;
+			}
+			if (helper)
+				exec_as(c, "/usr/bin/helper");
+			if (lost) {
+				deliver_or_lose(n_events, true);
+				engine_note_loss(e);
+			}
+			exec_as(p, "/usr/bin/web"); /* ends the clear; taken */
+			deliver(n_events);
+			if (lost)
+				engine_resync(e);
+			fprintf(stderr, "  A2 helper=%d lost=%d: p %llx, child %llx, child in web: %d\n", helper, lost,
+				(unsigned long long)cookie_of(p), (unsigned long long)cookie_of(c), has_group(c->pid, "web"));
+			CHECK(cookie_of(p) != 0);
+			CHECK(cookie_of(c) == 0 && !has_group(c->pid, "web"));
+			e = engine_free(e);
+		}
+}
+
+/* A3. A member's child runs a program a Per=process group claims, but its
+ * user's share of MaxKeys is used up: no key. The event path leaves it at
+ * cookie 0 (unsettled, retried); after a loss the rescan puts it in the
+ * member's key, where it runs what another group claims beside web. */
+static void test_rescan_claimed_without_key(void)
+{
+	for (int lost = 0; lost < 2; lost++) {
+		struct fproc *s[3], *w, *c;
+		const struct task *t;
+
+		e = scenario("[Daemon]\nMaxKeys=16\n[Group web]\nMatchExe=/usr/bin/web\n"
+			     "[Group sandbox]\nMatchExe=/usr/bin/sandbox\nPer=process\n");
+		if (!e)
+			return;
+		for (int i = 0; i < 3; i++)
+			s[i] = spawn("/usr/bin/sandbox", 1000);
+		deliver(n_events);
+		for (int i = 0; i < 3; i++)
+			CHECK(s[i] && cookie_of(s[i]) != 0);
+		w = spawn("/usr/bin/web", 0);
+		c = w ? fork_of(w) : NULL;
+		if (!c) {
+			e = engine_free(e);
+			return;
+		}
+		c->uid = 1000;
+		emit(PROCMON_UID, c, c->pid, NULL);
+		exec_as(c, "/usr/bin/sandbox");
+		if (lost) {
+			deliver_or_lose(n_events, true);
+			engine_resync(e);
+		} else
+			deliver(n_events);
+		t = engine_task(e, c->pid);
+		fprintf(stderr, "  A3 lost=%d: web %llx, child %llx, child key '%s' origin %s\n", lost,
+			(unsigned long long)cookie_of(w), (unsigned long long)cookie_of(c),
+			t && t->key ? t->key->id : "", t ? origin_to_string(t->origin) : "-");
+		CHECK(cookie_of(w) != 0);
+		CHECK(!has_group(c->pid, "web") && cookie_of(c) != cookie_of(w));
+		/* a sandbox key frees up: retries and a reconcile */
+		op_exit(s[0]);
+		deliver(n_events);
+		engine_retry_unsettled(e);
+		engine_scan(e, false, true);
+		deliver(n_events);
+		t = engine_task(e, c->pid);
+		fprintf(stderr, "  A3 lost=%d after a key frees: child %llx key '%s' origin %s\n", lost,
+			(unsigned long long)cookie_of(c), t && t->key ? t->key->id : "", t ? origin_to_string(t->origin) : "-");
+		CHECK(has_group(c->pid, "sandbox"));
+		e = engine_free(e);
+	}
+}
+
+/* A4. A member's child whose program cannot be read (exe "": a zombie, a
+ * process an LSM hides) when its fork is taken: it runs its parent's
+ * program as far as anyone knows, and a MatchUser= group claims "" as
+ * uid 1000. Judged on its own, it leaves the member's key for the
+ * user's. */
+static void test_child_exe_unreadable(void)
+{
+	struct fproc *p, *c;
+	const struct task *t;
+
+	e = scenario("[Group secret]\nMatchExe=/usr/bin/secret\nPriority=10\n[Group users]\nMatchUser=1000\nPer=user\n");
+	if (!e)
+		return;
+	p = spawn("/usr/bin/secret", 1000);
+	deliver(n_events);
+	CHECK(p && has_group(p->pid, "secret"));
+	c = p ? fork_of(p) : NULL;
+	if (!c)
+		goto out;
+	exe_unreadable = true;
+	deliver(n_events);
+	exe_unreadable = false;
+	t = engine_task(e, c->pid);
+	fprintf(stderr, "  A4: secret %llx, child %llx key '%s'\n", (unsigned long long)cookie_of(p),
+		(unsigned long long)cookie_of(c), t && t->key ? t->key->id : "");
+	CHECK(has_group(c->pid, "secret") && cookie_of(c) == cookie_of(p));
+out:
+	exe_unreadable = false;
+	e = engine_free(e);
+}
+
+/* A5. CLONE_PARENT below a sticky member: a member runs a helper (kept),
+ * forks a child that runs another group's program, which clones a worker
+ * naming the member as its parent. The worker runs the other group's
+ * program: it goes there (no escape), not to 0. */
+static void test_clone_parent_below_sticky(void)
+{
+	struct fproc *pa, *m, *c;
+
+	e = scenario("[Group alpha]\nMatchExe=/usr/bin/pa\n[Group beta]\nMatchExe=/usr/bin/bcp\nTrusted=no\n");
+	if (!e)
+		return;
+	pa = spawn("/usr/bin/pa", 1000);
+	deliver(n_events);
+	if (!pa)
+		goto out;
+	exec_as(pa, "/usr/bin/helper");
+	deliver(n_events);
+	CHECK(has_group(pa->pid, "alpha") && engine_task(e, pa->pid)->origin == ORIGIN_STICKY);
+	m = fork_of(pa);
+	if (!m)
+		goto out;
+	exec_as(m, "/usr/bin/bcp");
+	c = clone_parent_of(m, pa);
+	deliver(n_events);
+	CHECK(has_group(m->pid, "beta"));
+	CHECK(c && has_group(c->pid, "beta") && cookie_of(c) == cookie_of(m));
+out:
+	e = engine_free(e);
+}
+
+/* A6. A child of an explicit placement's child (ORIGIN_INHERITED) execs a
+ * program another group claims and forks at once / clones: the placement
+ * holds (its children keep it whatever they run). */
+static void test_inherited_child_claimed(void)
+{
+	struct fproc *x, *i1, *g, *cp;
+	sc_cookie xc;
+
+	e = scenario("[Group manual]\n[Group beta]\nMatchExe=/usr/bin/bcp\n");
+	if (!e)
+		return;
+	x = spawn("/bin/sh", 1000);
+	deliver(n_events);
+	CHECK(x && engine_assign(e, x->pid, "manual", NULL, ORIGIN_ASSIGN) == 0);
+	xc = cookie_of(x);
+	i1 = x ? fork_of(x) : NULL;
+	deliver(n_events);
+	CHECK(i1 && engine_task(e, i1->pid) && engine_task(e, i1->pid)->origin == ORIGIN_INHERITED);
+	if (!i1)
+		goto out;
+	g = fork_of(i1);
+	if (!g)
+		goto out;
+	exec_as(g, "/usr/bin/bcp");
+	cp = clone_parent_of(g, i1);
+	deliver(n_events);
+	fprintf(stderr, "  A6: placed %llx, grandchild %llx (%s), clone %llx\n", (unsigned long long)xc,
+		(unsigned long long)cookie_of(g), has_group(g->pid, "manual") ? "manual" : "other",
+		(unsigned long long)cookie_of(cp));
+	CHECK(cookie_of(g) == xc && cookie_of(cp) == xc);
+out:
+	e = engine_free(e);
+}
+
+/* A7. UnmatchedExec=clear, Per=cgroup: a member clones a child into a
+ * sibling cgroup the group does not claim: it leaves (0), as a rescan
+ * would judge it; and one cloned into a sub-cgroup of its own. */
+static void test_per_cgroup_sub_cgroup(void)
+{
+	for (int clear = 0; clear < 2; clear++) {
+		struct fproc *a, *c;
+		const struct task *t;
+
+		e = scenario(clear ? "[Daemon]\nUnmatchedExec=clear\n[Group pc]\nMatchCgroup=/t/*\nPer=cgroup\n"
+				   : "[Group pc]\nMatchCgroup=/t/*\nPer=cgroup\n");
+		if (!e)
+			return;
+		a = spawn("/bin/sh", 1000);
+		if (!a)
+			goto out;
+		a->cgroup = "/t/m1";
+		deliver(n_events);
+		c = fork_of(a);
+		if (!c)
+			goto out;
+		c->cgroup = "/t/m1/sub";
+		deliver(n_events);
+		t = engine_task(e, c->pid);
+		fprintf(stderr, "  A7 clear=%d: parent %llx, child in sub-cgroup %llx key '%s' %s\n", clear,
+			(unsigned long long)cookie_of(a), (unsigned long long)cookie_of(c), t && t->key ? t->key->id : "",
+			t ? origin_to_string(t->origin) : "-");
+		CHECK(cookie_of(c) != 0);
+	out:
+		e = engine_free(e);
+	}
+}
+
+
+/* A8. UnmatchedExec=clear: a process placed on request in a rule's key
+ * (coresched assign -g web) forks a child and exits while the daemon is
+ * down (an upgrade). The new daemon meets the child carrying the key's
+ * cookie: a placement's child, which keeps it whatever it runs
+ * (coreschedd.conf(5)). Under keep it stays; under clear it must not be
+ * returned to 0 as a rule member's helper. */
+static void test_clear_child_of_gone_placement_restart(void)
+{
+	for (int clear = 0; clear < 2; clear++) {
+		const char *conf = clear ? "[Daemon]\nUnmatchedExec=clear\n[Group web]\nMatchExe=/usr/bin/web\n"
+					 : "[Group web]\nMatchExe=/usr/bin/web\n";
+		struct fproc *w, *x, *c;
+		sc_cookie k;
+		const struct task *t;
+
+		e = scenario_with_state(conf);
+		if (!e)
+			return;
+		w = spawn("/usr/bin/web", 1000);
+		x = spawn("/bin/sh", 1000);
+		deliver(n_events);
+		CHECK(w && x && engine_assign(e, x->pid, "web", NULL, ORIGIN_ASSIGN) == 0);
+		k = cookie_of(w);
+		CHECK(k != 0 && cookie_of(x) == k);
+		engine_tick(e);
+		engine_state_flush(e);
+		c = x ? fork_of(x) : NULL; /* the daemon is down from here */
+		if (x)
+			op_exit(x);
+		e = restart_daemon(e, conf, false);
+		t = c ? engine_task(e, c->pid) : NULL;
+		fprintf(stderr, "  A8 clear=%d: web %llx, child %llx key '%s' origin %s\n", clear,
+			(unsigned long long)cookie_of(w), (unsigned long long)cookie_of(c), t && t->key ? t->key->id : "",
+			t ? origin_to_string(t->origin) : "-");
+		CHECK(c && cookie_of(c) == cookie_of(w) && cookie_of(c) != 0);
+		scenario_done();
+	}
+}
+
+
+/* A9. CLONE_PARENT below a session's opener (pam_coresched): the opener's
+ * child execs a program a Per=process group claims and clones a worker
+ * with CLONE_PARENT before the daemon takes the exec. The worker names
+ * the opener as its parent and copied the user's cookie; it runs the
+ * sandboxed program and no exec event of its own comes. What a session
+ * starts is the rules' (child_origin: ORIGIN_SESSION -> ORIGIN_RULE), so
+ * it goes where the rules put the program, as under a rule's member. */
+static void test_clone_parent_below_session(void)
+{
+	struct engine_place open = { .pidfd = -1, .group = "users", .key = "1000", .origin = ORIGIN_SESSION };
+	struct fproc *o, *m, *c;
+	const struct task *t;
+
+	e = scenario("[Group sandbox]\nMatchExe=/usr/bin/untrusted\nPer=process\n[Group users]\nMatchUser=1000\nPer=user\n");
+	if (!e)
+		return;
+	o = spawn("/usr/sbin/sshd", 0);
+	deliver(n_events);
+	if (!o)
+		goto out;
+	open.pid = o->pid;
+	CHECK(engine_place(e, &open) == 0);
+	o->uid = 1000; /* the opener runs as the user: uid-changed sshd */
+	emit(PROCMON_UID, o, o->pid, NULL);
+	deliver(n_events);
+	m = fork_of(o);
+	if (!m)
+		goto out;
+	exec_as(m, "/usr/bin/untrusted");
+	c = clone_parent_of(m, o);
+	deliver(n_events);
+	t = c ? engine_task(e, c->pid) : NULL;
+	fprintf(stderr, "  A9: opener %llx, m %llx (%s), clone %llx key '%s' %s\n", (unsigned long long)cookie_of(o),
+		(unsigned long long)cookie_of(m), has_group(m->pid, "sandbox") ? "sandbox" : "?",
+		(unsigned long long)cookie_of(c), t && t->key ? t->key->id : "", t ? origin_to_string(t->origin) : "-");
+	CHECK(has_group(m->pid, "sandbox"));
+	CHECK(c && has_group(c->pid, "sandbox") && cookie_of(c) != cookie_of(o));
+out:
+	e = engine_free(e);
+}
+
 int main(void)
 {
 	log_set_max_level(LOG_CRIT);
@@ -6266,6 +6611,15 @@ int main(void)
 	RUN(test_helper_of_trusted_member_forked_stale);
 	RUN(test_scan_child_of_parent_now_trusted);
 	RUN(test_scan_gave_child_of_gone_parent_init_key);
+	RUN(test_rescan_job_forked_before_exec);
+	RUN(test_rescan_child_of_cleared);
+	RUN(test_rescan_claimed_without_key);
+	RUN(test_child_exe_unreadable);
+	RUN(test_clone_parent_below_sticky);
+	RUN(test_inherited_child_claimed);
+	RUN(test_per_cgroup_sub_cgroup);
+	RUN(test_clear_child_of_gone_placement_restart);
+	RUN(test_clone_parent_below_session);
 	RUN(test_model);
 	UNIT_EXIT();
 }

@@ -299,7 +299,9 @@ static void note_stray(struct engine *e, struct task *t, sc_cookie c)
 /* Does t carry the stray cookie p had when it forked t? */
 static bool inherited_stray(const struct task *p, const struct task *t, uint64_t forked_ns)
 {
-	return p && forked_ns && p->stray_ns && forked_ns < p->stray_ns && t->cookie == p->stray_cookie;
+	/* (dated 0: let go of, its cookie not yet off it) */
+	return p && forked_ns && p->stray_cookie && (!p->stray_ns || forked_ns < p->stray_ns) &&
+	       t->cookie == p->stray_cookie;
 }
 
 /* A child of a Per=process rule's member that already runs a helper (no

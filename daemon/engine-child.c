@@ -62,6 +62,26 @@ static bool claimed(const struct engine *e, const struct procinfo *pi)
 	return e->conf && (rules_match(e->conf, &in, &m) > 0 || containers_lookup(pi->cgroup, &g, &k) > 0);
 }
 
+/* Does the child pi runs another program than p, which a group other
+ * than that of p's key claims (or a container)? A CLONE_PARENT child of
+ * another process runs its creator's program, and no exec event of its
+ * own comes; a child that exec'd before its read would be judged again at
+ * its exec event, and is judged now. One that the group of p's key claims
+ * too stays with p (a session's, or a user's, shell and its commands). An
+ * exe that could not be read says nothing. */
+static bool claimed_elsewhere(const struct engine *e, const struct task *p, const struct procinfo *pi)
+{
+	struct match_input in = { pi->exe, pi->comm, pi->uid, pi->gid, pi->cgroup };
+	struct match_result m;
+	const char *g, *k;
+
+	if (!e->conf || !p || !p->key || !pi->exe[0] || engine_same_program(p, pi))
+		return false;
+	if (rules_match(e->conf, &in, &m) > 0)
+		return strcmp(m.group->name, p->key->group) != 0;
+	return containers_lookup(pi->cgroup, &g, &k) > 0;
+}
+
 /* Does t run on what it inherited from p: p's key's cookie (or one not
  * known yet), or p's very program? Then it joins p's key. */
 static bool follows(struct engine *e, const struct task *t, const struct task *p, const struct procinfo *pi,
@@ -85,19 +105,15 @@ static bool follows(struct engine *e, const struct task *t, const struct task *p
 	if (k->per == PER_PROCESS && p->origin == ORIGIN_STICKY && claimed(e, pi))
 		return false;
 	/* Not below an explicit placement, which holds across both (a
-	 * session opener's child: engine_judge_child()): a program a group
-	 * claims, other than the parent's, is judged on its own. A
-	 * CLONE_PARENT child of another process runs its creator's
-	 * program, and no exec event of its own comes (a child that exec'd
-	 * before this read would be judged again at its exec event). Under
+	 * session opener's child: engine_judge_child()): a program another
+	 * group claims is judged on its own (claimed_elsewhere()). Under
 	 * Per=cgroup, a child forked into another cgroup (CLONE_INTO_CGROUP:
 	 * no event tells of it) is keyed by its own. */
 	if (!engine_origin_explicit(p->origin)) {
 		const struct group *g;
 		char name[MATCH_KEY_MAX];
 
-		/* (an exe that could not be read says nothing) */
-		if (pi->exe[0] && !engine_same_program(p, pi) && claimed(e, pi))
+		if (claimed_elsewhere(e, p, pi))
 			return false;
 		if (k->per == PER_CGROUP && k->name[0] == '/' && (g = conf_find_group(e->conf, k->group))) {
 			engine_key_name_for(g, t, name, sizeof(name));
@@ -378,10 +394,10 @@ void engine_judge_child(struct engine *e, struct task *t, struct task *p, const 
 	t->cleared = p->cleared;
 	table_set_key(e, t, p->key);
 	/* A session opener's child is the rules', judged again at each exec
-	 * (child_origin()): one that runs another program a group claims (a
+	 * (child_origin()): one that runs a program another group claims (a
 	 * CLONE_PARENT child of a process the session started, with no exec
 	 * event of its own) is judged now, as at an exec. */
-	if (p->origin == ORIGIN_SESSION && pi->exe[0] && !engine_same_program(p, pi) && claimed(e, pi)) {
+	if (p->origin == ORIGIN_SESSION && claimed_elsewhere(e, p, pi)) {
 		(void)engine_evaluate(e, t, false);
 		return;
 	}

@@ -2341,6 +2341,42 @@ out:
 	e = engine_free(e);
 }
 
+/* su: the session's opener is placed for the user; its child runs the
+ * user's shell, which forks a command that executes at once. The group of
+ * the opener's key claims both (MatchUser=): they are the rules', in the
+ * user's key, not a placement's children. */
+static void test_session_shell_command_is_the_rules(void)
+{
+	struct engine_place open = { .pidfd = -1, .group = "users", .key = "1000", .origin = ORIGIN_SESSION };
+	struct fproc *o, *sh, *cmd;
+
+	e = scenario("[Group users]\nMatchUser=1000\nPer=user\n");
+	if (!e)
+		return;
+	o = spawn("/usr/bin/su", 0);
+	deliver(n_events);
+	if (!o)
+		goto out;
+	open.pid = o->pid;
+	CHECK(engine_place(e, &open) == 0);
+	sh = fork_of(o);
+	if (!sh)
+		goto out;
+	sh->uid = 1000;
+	emit(PROCMON_UID, sh, sh->pid, NULL);
+	exec_as(sh, "/bin/sh");
+	cmd = fork_of(sh);
+	if (!cmd)
+		goto out;
+	exec_as(cmd, "/usr/bin/probe");
+	deliver(n_events);
+	CHECK(has_group(sh->pid, "users") && engine_task(e, sh->pid)->origin == ORIGIN_RULE);
+	CHECK(has_group(cmd->pid, "users") && engine_task(e, cmd->pid)->origin == ORIGIN_RULE);
+	CHECK(cookie_of(cmd) != 0 && cookie_of(cmd) == cookie_of(sh));
+out:
+	e = engine_free(e);
+}
+
 /* Per=cgroup: a member clones a child into another cgroup the group
  * claims (clone3 CLONE_INTO_CGROUP; no event tells of the move): the
  * child is keyed by its own cgroup, as a rescan would key it. */
@@ -6560,6 +6596,7 @@ int main(void)
 	RUN(test_rescan_after_loss_keeps_helpers);
 	RUN(test_clone_parent_of_claimed_program);
 	RUN(test_per_cgroup_clone_into_cgroup);
+	RUN(test_session_shell_command_is_the_rules);
 	RUN(test_fork_read_before_cgroup_settles);
 	RUN(test_fork_copy_not_of_unread_exe);
 	RUN(test_fork_copy_not_after_failed_read);

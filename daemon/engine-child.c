@@ -315,8 +315,8 @@ static void note_stray(struct engine *e, struct task *t, sc_cookie c)
 /* Does t carry the stray cookie p had when it forked t? */
 static bool inherited_stray(const struct task *p, const struct task *t, uint64_t forked_ns)
 {
-	/* (dated 0: let go of, its cookie not yet off it) */
-	return p && forked_ns && p->stray_cookie && (!p->stray_ns || forked_ns < p->stray_ns) &&
+	/* (dated UINT64_MAX: let go of by its key, UnmatchedExec=clear) */
+	return p && forked_ns && p->stray_cookie && p->stray_ns && forked_ns < p->stray_ns &&
 	       t->cookie == p->stray_cookie;
 }
 

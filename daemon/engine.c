@@ -315,8 +315,11 @@ static int unclaimed(struct engine *e, struct task *t)
 		 * cookie, which is no member's claim on it (see
 		 * inherited_stray()). */
 		if (k && !k->detached && k->cookie && e->conf->daemon.unmatched_clear) {
+			/* Not dated: a fork that began before the clear copies
+			 * the cookie, and the kernel stamps its event at its
+			 * end. Until it is in a key again (engine_evaluate()). */
 			t->stray_cookie = k->cookie;
-			t->stray_ns = 0; /* dated once the cookie is off it (engine_evaluate()) */
+			t->stray_ns = UINT64_MAX;
 		}
 		table_set_key(e, t, NULL); /* no longer ours: back to 0 */
 		table_set_origin(e, t, ORIGIN_NONE);
@@ -546,12 +549,13 @@ int engine_evaluate(struct engine *e, struct task *t, bool repair)
 		note_failure(e, t, r, "place the process");
 	} else if (r >= 0)
 		r = engine_ensure(e, t, repair);
-	/* Let go of a key's cookie (unclaimed()): what it forks until its
-	 * cookie is off it carries that cookie, stray. */
-	if (t->stray_cookie && !t->stray_ns && t->key)
-		t->stray_cookie = 0; /* in a key again before its cookie came off: nothing stray */
-	else if (t->stray_cookie && !t->stray_ns && t->cookie != t->stray_cookie && t->cookie != COOKIE_UNKNOWN)
-		t->stray_ns = SYS(e, now_ns);
+	/* Let go of a key's cookie (unclaimed()): a child that carries it
+	 * was forked before the cookie came off, however late its fork event
+	 * is stamped; in a key again, it passes on that key's. */
+	if (t->stray_ns == UINT64_MAX && t->key) {
+		t->stray_cookie = 0;
+		t->stray_ns = 0;
+	}
 	t->unsettled = r < 0;
 	return r;
 }

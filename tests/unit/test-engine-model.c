@@ -1566,6 +1566,35 @@ out:
 	e = engine_free(e);
 }
 
+/* The same, where the fork began before the daemon cleared the member and
+ * ended after it: the kernel copies the cookie early in the fork and
+ * stamps the event at its end, after the clear. The child carries the
+ * group's cookie all the same, and returns to 0. */
+static void test_unmatched_clear_fork_stamped_after_the_clear(void)
+{
+	struct fproc *w, *c;
+
+	e = scenario("[Daemon]\nUnmatchedExec=clear\n[Group web]\nMatchExe=/usr/bin/web\n");
+	if (!e)
+		return;
+	w = spawn("/usr/bin/web", 1000);
+	deliver(n_events);
+	CHECK(w && cookie_of(w) != 0);
+	if (!w)
+		goto out;
+	exec_as(w, "/usr/bin/helper");
+	c = fork_of(w);
+	CHECK(c && n_events > 0 && events[n_events - 1].kind == PROCMON_FORK);
+	if (!c || n_events == 0)
+		goto out;
+	events[n_events - 1].timestamp_ns = UINT64_MAX / 2; /* stamped after whatever the daemon does now */
+	deliver(n_events);
+	CHECK(cookie_of(w) == 0);
+	CHECK(cookie_of(c) == 0 && engine_task(e, c->pid) && !engine_task(e, c->pid)->key);
+out:
+	e = engine_free(e);
+}
+
 /* Events lost while a member starts, forks, and its child runs a helper
  * (UnmatchedExec=keep): the rescan that follows the loss finds the child
  * at cookie 0 under a member it has just tagged, and makes it the
@@ -6593,6 +6622,7 @@ int main(void)
 	RUN(test_main_thread_exit_after_silent_loss);
 	RUN(test_no_copy_while_loss_unscanned);
 	RUN(test_unmatched_clear_child_forked_at_once);
+	RUN(test_unmatched_clear_fork_stamped_after_the_clear);
 	RUN(test_rescan_after_loss_keeps_helpers);
 	RUN(test_clone_parent_of_claimed_program);
 	RUN(test_per_cgroup_clone_into_cgroup);

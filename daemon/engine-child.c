@@ -53,13 +53,25 @@ static bool inherit_prev(struct engine *e, struct task *t, const struct task *p)
 	return true;
 }
 
+/* Who claims what in describes: 1 a rule (its group in *m), 2 a hooked
+ * container's cgroup, 0 nobody. */
+static int claim(const struct engine *e, const struct match_input *in, struct match_result *m)
+{
+	const char *g, *k;
+
+	if (!e->conf)
+		return 0;
+	if (rules_match(e->conf, in, m) > 0)
+		return 1;
+	return in->cgroup && containers_lookup(in->cgroup, &g, &k) > 0 ? 2 : 0;
+}
+
 static bool claimed(const struct engine *e, const struct procinfo *pi)
 {
 	struct match_input in = { pi->exe, pi->comm, pi->uid, pi->gid, pi->cgroup };
 	struct match_result m;
-	const char *g, *k;
 
-	return e->conf && (rules_match(e->conf, &in, &m) > 0 || containers_lookup(pi->cgroup, &g, &k) > 0);
+	return claim(e, &in, &m) > 0;
 }
 
 /* Does the child pi runs another program than p, which a group other
@@ -73,13 +85,12 @@ static bool claimed_elsewhere(const struct engine *e, const struct task *p, cons
 {
 	struct match_input in = { pi->exe, pi->comm, pi->uid, pi->gid, pi->cgroup };
 	struct match_result m;
-	const char *g, *k;
+	int r;
 
-	if (!e->conf || !p || !p->key || !pi->exe[0] || engine_same_program(p, pi))
+	if (!p || !p->key || !pi->exe[0] || engine_same_program(p, pi))
 		return false;
-	if (rules_match(e->conf, &in, &m) > 0)
-		return strcmp(m.group->name, p->key->group) != 0;
-	return containers_lookup(pi->cgroup, &g, &k) > 0;
+	r = claim(e, &in, &m);
+	return r == 1 ? strcmp(m.group->name, p->key->group) != 0 : r == 2;
 }
 
 /* Does t run on what it inherited from p: p's key's cookie (or one not
@@ -436,14 +447,13 @@ void engine_judge_unseen_helper(struct engine *e, struct task *t, pid_t ppid)
 	struct key *k = p ? p->key : NULL;
 	struct match_input in = { t->exe, t->comm, t->uid, t->gid, t->cgroup };
 	struct match_result m;
-	const char *cg, *ck;
 
 	if (!k || !e->conf || !t->exe || e->conf->daemon.unmatched_clear || t->key || t->origin != ORIGIN_NONE ||
 	    t->cleared || t->unsettled || t->cookie != 0 || k->trusted || k->detached || k->per == PER_PROCESS ||
 	    !k->cookie || p->cleared || engine_origin_explicit(p->origin))
 		return;
 	/* What a group claims (waiting for a key, say) is that group's. */
-	if (rules_match(e->conf, &in, &m) > 0 || (t->cgroup && containers_lookup(t->cgroup, &cg, &ck) > 0))
+	if (claim(e, &in, &m) > 0)
 		return;
 	table_set_key(e, t, k);
 	table_set_origin(e, t, ORIGIN_STICKY);

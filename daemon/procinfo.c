@@ -429,7 +429,12 @@ static int take_cgroup(int r, const char *buf, struct procinfo *info)
 	return r < 0 ? r : !info->cgroup_cut;
 }
 
-/* ids, cgroup and exe of the task whose directory dirfd is. */
+/* exe, ids and cgroup of the task whose directory dirfd is. The program
+ * is read first, as rest_by_paths() reads it: a process that sets its uid
+ * and then executes (su, runuser, sudo) and is read between the two shows
+ * its old program with either uid, never its new program with the old
+ * uid, which would make a Per=process key for it in its old user's share
+ * (root's: none), kept after the next read shows it right. */
 static int read_rest_at(int dirfd, int pidfd, char *buf, size_t size, struct procinfo *info)
 {
 	const char *known;
@@ -437,7 +442,10 @@ static int read_rest_at(int dirfd, int pidfd, char *buf, size_t size, struct pro
 	int r;
 
 	info->cgroup_cut = false; /* not an earlier try's, through another thread */
-	info->exe_too_long = false;
+	r = read_exe_at(dirfd, "exe", info->exe, sizeof(info->exe));
+	info->exe_too_long = r == 1;
+	if (r < 0)
+		return r;
 	r = read_ids_at(dirfd, pidfd, buf, size, info, &cgroupid);
 	if (r < 0)
 		return r;
@@ -446,7 +454,7 @@ static int read_rest_at(int dirfd, int pidfd, char *buf, size_t size, struct pro
 	 * ("(deleted)") and the id does not. */
 	known = info->state != 'Z' ? procinfo_cgroup_by_id(cgroupid) : NULL;
 	if (known && (size_t)snprintf(info->cgroup, sizeof(info->cgroup), "%s", known) < sizeof(info->cgroup))
-		goto exe;
+		return 0;
 	/* A cgroup path the kernel refuses to print (ENAMETOOLONG, when a
 	 * cgroup namespace's "/.." overflows; a long path it cuts, and
 	 * procinfo_parse_cgroup keeps its whole names) or too long to keep is
@@ -459,10 +467,7 @@ static int read_rest_at(int dirfd, int pidfd, char *buf, size_t size, struct pro
 		return r;
 	if (r > 0 && cgroupid)
 		procinfo_cgroup_learn(cgroupid, info->cgroup);
-exe:
-	r = read_exe_at(dirfd, "exe", info->exe, sizeof(info->exe));
-	info->exe_too_long = r == 1;
-	return r < 0 ? r : 0;
+	return 0;
 }
 
 /* read_rest_at of a thread of the process other than its main thread,

@@ -407,6 +407,54 @@ static void path_of_pid(void)
 	CHECK(procinfo_path(buf, sizeof(buf), "/proc", -5, "") == -EINVAL);
 }
 
+/* A process that sets its uid and then executes (su, runuser, sudo), read
+ * between the two: its status (a FIFO here) is written at the moment it is
+ * opened, with the old uid, and the program changes just then. A read must
+ * show the old program with the old uid, not the new program with the old
+ * uid: a Per=process key made for the latter is charged to the old user's
+ * share (root's: none) and keeps that charge. */
+static void *exec_on_status_open(void *arg)
+{
+	const char *status = "Name:\tcs-runas\nTgid:\t4343\nUid:\t0\t0\t0\t0\nGid:\t0\t0\t0\t0\n";
+	char fifo[256], exe[256], next[256];
+	int fd;
+
+	(void)arg;
+	snprintf(fifo, sizeof(fifo), "%s/4343/status", root);
+	snprintf(exe, sizeof(exe), "%s/4343/exe", root);
+	snprintf(next, sizeof(next), "%s/4343/exe.next", root);
+	fd = open(fifo, O_WRONLY | O_CLOEXEC); /* returns once the reader opened it */
+	if (fd < 0)
+		return NULL;
+	if (symlink("/usr/bin/browser", next) == 0)
+		(void)rename(next, exe);
+	(void)!write(fd, status, strlen(status));
+	close(fd);
+	return NULL;
+}
+
+static void read_fake_setuid_then_exec(void)
+{
+	char fifo[256];
+	struct procinfo p;
+	pthread_t th;
+
+	put_dir("4343");
+	put_file("4343/stat", stat_line("4343 (cs-runas)", "1", 0, "777"));
+	put_file("4343/cgroup", "0::/user.slice\n");
+	put_link("4343/exe", "/usr/bin/cs-runas");
+	snprintf(fifo, sizeof(fifo), "%s/4343/status", root);
+	CHECK(mkfifo(fifo, 0600) == 0);
+	CHECK(pthread_create(&th, NULL, exec_on_status_open, NULL) == 0);
+	fresh(&p);
+	CHECK(procinfo_read(root, 4343, &p) == 0);
+	pthread_join(th, NULL);
+	CHECK(p.uid == 0);
+	CHECK_STREQ(p.exe, "/usr/bin/cs-runas");
+	snprintf(fifo, sizeof(fifo), "rm -rf '%s/4343'", root); /* the other tests count the tree's pids */
+	CHECK(system(fifo) == 0);
+}
+
 static void read_fake_failures(void)
 {
 	struct procinfo p;
@@ -1687,6 +1735,7 @@ int main(void)
 	RUN(read_fake_kernel_thread);
 	RUN(path_of_pid);
 	RUN(read_fake_failures);
+	RUN(read_fake_setuid_then_exec);
 	RUN(for_each_fake_pid);
 	RUN(read_fake_long_status);
 	RUN(read_fake_long_cgroup);

@@ -151,6 +151,16 @@ static int scan_one(void *userdata, pid_t pid)
 		 * program forked before that exec is no helper of the new. */
 		if (!t->since_ns)
 			t->since_ns = t->read_end_ns;
+		/* A process forked since the subscription has its fork event
+		 * still to come, and is judged again by it, as after a rescan
+		 * (its parent may run a member's program by then, read before
+		 * it: a helper the member forked). Which those are is not told
+		 * by a start time (a clock tick): every process is marked, its
+		 * events taken as though some were lost (an event older than
+		 * this read may be the process's own, its fork long before). */
+		t->scan_ppid = pi.ppid;
+		t->scan_unsure = true;
+		t->scan_cookie = t->cookie;
 
 		if (s->n_pending >= s->max_pending)
 			return 0;
@@ -257,9 +267,13 @@ static void adopt(struct engine *e, struct pending *p, size_t n)
 	 * tagged; else foreign or none. */
 	for (size_t i = 0; i < n; i++)
 		if (!restored(p[i].t) && !p[i].g) {
+			struct task *parent;
+
 			(void)engine_evaluate(e, p[i].t, false);
 			if (!e->seen_known || p[i].t->start > e->seen_until)
 				engine_judge_unseen_helper(e, p[i].t, p[i].ppid);
+			parent = engine_task(e, p[i].ppid);
+			p[i].t->scan_followed = p[i].t->key && parent && parent->key == p[i].t->key;
 		}
 	if (votes) {
 		hashmap_foreach(votes, free_value, NULL);

@@ -253,6 +253,12 @@ static pid_t unsettled_cgroup_pid;
 static int unsettled_cgroup_reads;
 static pid_t read_fails;
 static int read_fails_with;
+/* A walk that lists as a readdir of /proc does, as it goes: a process
+ * forked during it into a later slot is met by it. And what a scenario's
+ * process does right after a read of it (once), before the next. */
+static bool walk_live;
+static pid_t after_read_pid;
+static void (*after_read)(struct fproc *p);
 
 static int fk_read(void *u, pid_t pid, struct procinfo *ret)
 {
@@ -298,6 +304,10 @@ static int fk_read(void *u, pid_t pid, struct procinfo *ret)
 				 : "/user.slice");
 	ret->cgroup_cut = p->cut_cgroup;
 	ret->state = p->th[0].alive ? 'S' : 'Z';
+	if (pid == after_read_pid && after_read) {
+		after_read_pid = 0;
+		after_read(p);
+	}
 	return 0;
 }
 
@@ -363,6 +373,15 @@ static int fk_for_each_pid(void *u, procinfo_pid_fn fn, void *ud)
 	size_t n = 0;
 
 	(void)u;
+	for (size_t i = 0; walk_live && i < MAX_PROCS; i++) {
+		int r = procs[i].alive ? fn(ud, procs[i].pid) : 0;
+
+		if (r < 0)
+			return r;
+		n += procs[i].alive;
+	}
+	if (walk_live)
+		return (int)n;
 	for (size_t i = 0; i < MAX_PROCS; i++)
 		if (procs[i].alive)
 			pids[n++] = procs[i].pid;
@@ -1303,6 +1322,9 @@ static void reset(void)
 	read_fails = 0;
 	reads_of_pid = 0;
 	reads_of = 0;
+	walk_live = false;
+	after_read_pid = 0;
+	after_read = NULL;
 	uid_on_read = (uid_t)-1;
 	overflowed = false;
 	missing_due = false;
@@ -2975,6 +2997,53 @@ static void test_fork_race_then_helper_per_process(void)
 		}
 		e = engine_free(e);
 	}
+}
+
+/* A member started while the daemon starts: the start-up walk reads it
+ * before it runs the member's program; it then runs it and forks a child
+ * that runs a helper at once, which the walk, still going, meets running
+ * the helper. The events queued meanwhile, taken after the adoption, say
+ * the helper was forked by a member: it joins the member's key (sticky),
+ * as it would have had the daemon seen it happen. */
+static void startup_member_forks_helper(struct fproc *b)
+{
+	struct fproc *h;
+
+	exec_as(b, "/usr/bin/beta");
+	h = fork_of(b);
+	if (h)
+		exec_as(h, "/usr/bin/helper");
+	forked_on_read = h;
+}
+
+static void test_startup_helper_forked_during_the_walk(void)
+{
+	struct fproc *l, *b, *h;
+
+	reset();
+	boot();
+	e = NULL;
+	CHECK(engine_new_sys(&fake, 1, &e) == 0);
+	if (!e)
+		return;
+	engine_set_conf(e, load_text("[Group beta]\nMatchExe=/usr/bin/beta\n"));
+	l = spawn("/usr/bin/launcher", 0); /* started after the subscription: its events queue */
+	b = l ? fork_of(l) : NULL;
+	CHECK(b != NULL);
+	if (!b)
+		return;
+	forked_on_read = NULL;
+	after_read_pid = b->pid;
+	after_read = startup_member_forks_helper;
+	walk_live = true;
+	engine_scan(e, true, false);
+	walk_live = false;
+	h = forked_on_read;
+	CHECK(h != NULL && engine_task(e, h->pid) != NULL); /* the walk met it */
+	deliver(n_events);
+	CHECK(has_group(b->pid, "beta") && cookie_of(b) != 0);
+	CHECK(h && has_group(h->pid, "beta") && cookie_of(h) == cookie_of(b));
+	e = engine_free(e);
 }
 
 /* A daemon with a state file, in a directory of its own. */
@@ -6596,6 +6665,7 @@ int main(void)
 	RUN(test_key_share_sessions);
 	RUN(test_unmatched_keep);
 	RUN(test_unmatched_clear);
+	RUN(test_startup_helper_forked_during_the_walk);
 	RUN(test_sched_ext);
 	RUN(test_exposure);
 	RUN(test_window);

@@ -373,6 +373,8 @@ void engine_judge_child(struct engine *e, struct task *t, struct task *p, const 
 	bool before = forked_before_request(p, t, forked_ns);
 	sc_cookie had = t->cookie;
 
+	engine_note_fork_unsure(e, t, p, forked_ns);
+
 	/* What a process that outgrew its placement carries, its children
 	 * carry too: the kernel's leftover, no member's. */
 	if (p && p->unowned)

@@ -22,6 +22,7 @@
  * a value it names can only have come from that key. */
 #define ENGINE_GRAVES 256
 #define ENGINE_GHOSTS 64
+#define ENGINE_FORKS_UNSURE 256
 #define ENGINE_GRAVE_TICKS 10
 struct grave {
 	sc_cookie cookie;
@@ -96,6 +97,16 @@ struct engine {
 	 * (table_placers_expire). Spares the walk that looks for them. */
 	bool restores_wait;
 	unsigned n_ghosts;     /* slots in use: none, and forks and exits look nowhere */
+	/* Children forked after the start-up walk began and before its read
+	 * of their parent ended: judged again once the events queued by then
+	 * are taken (engine_caught_up()). */
+	uint64_t walk_start_ns;
+	bool walk_settled;
+	unsigned n_forks_unsure;
+	struct fork_unsure {
+		pid_t pid, ppid;
+		uint64_t start, pstart, forked_ns;
+	} forks_unsure[ENGINE_FORKS_UNSURE];
 	uint64_t ticks;
 	struct hashmap *exposure; /* group name -> untagged CPU time (engine-exposure.c) */
 	bool no_exposure;      /* a session's opener going back: not the policy's lag */
@@ -119,6 +130,9 @@ struct task *engine_fork_parent(struct engine *e, pid_t ppid);
  * the helper of a rule's member, forked before the member was tagged, joins
  * its key. */
 void engine_judge_unseen_helper(struct engine *e, struct task *t, pid_t ppid);
+/* t, a child p forked at forked_ns, judged now; again by
+ * engine_caught_up() where the start-up walk read p after the fork. */
+void engine_note_fork_unsure(struct engine *e, const struct task *t, const struct task *p, uint64_t forked_ns);
 /* pid's exit event was taken, or events were lost: forget ghosts. */
 void engine_ghost_forget(struct engine *e, pid_t pid);
 void engine_ghosts_clear(struct engine *e);

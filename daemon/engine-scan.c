@@ -149,8 +149,10 @@ static int scan_one(void *userdata, pid_t pid)
 		 * when). Dated at the read's end, not from its start: an exec
 		 * during the read shows in what was read, and a child the old
 		 * program forked before that exec is no helper of the new. */
-		if (!t->since_ns)
+		if (!t->since_ns) {
 			t->since_ns = t->read_end_ns;
+			t->since_walk = true;
+		}
 		/* A process forked since the subscription has its fork event
 		 * still to come, and is judged again by it, as after a rescan
 		 * (its parent may run a member's program by then, read before
@@ -282,6 +284,55 @@ static void adopt(struct engine *e, struct pending *p, size_t n)
 }
 
 
+/* A child forked after the start-up walk began (the walk did not list it)
+ * and before the walk's read of its parent ended, which dates what the
+ * parent runs (since_walk): an exec of the parent stamped before that read
+ * may still be queued, and the child, forked before it, ran the parent's
+ * old program; none queued, the parent ran what it runs since the walk
+ * began, and the child is its helper (sticky isolation), as the event path
+ * would have judged it. Which it is, the events taken once the queue has
+ * been emptied tell (engine_caught_up()). */
+void engine_note_fork_unsure(struct engine *e, const struct task *t, const struct task *p, uint64_t forked_ns)
+{
+	struct fork_unsure *f;
+
+	if (!p || !forked_ns || !p->since_walk || e->walk_settled || forked_ns < e->walk_start_ns ||
+	    forked_ns >= p->since_ns || e->n_forks_unsure >= ENGINE_FORKS_UNSURE)
+		return;
+	f = &e->forks_unsure[e->n_forks_unsure++];
+	*f = (struct fork_unsure){ .pid = t->pid, .ppid = p->pid, .start = t->start, .pstart = p->start,
+				   .forked_ns = forked_ns };
+}
+
+void engine_caught_up(struct engine *e)
+{
+	if (!e->adopted || e->walk_settled)
+		return;
+	e->walk_settled = true;
+	for (unsigned i = 0; i < e->n_forks_unsure && !e->loss_unscanned; i++) {
+		const struct fork_unsure *f = &e->forks_unsure[i];
+		struct task *t = engine_task(e, f->pid), *p = engine_task(e, f->ppid), *again;
+		struct procinfo pi;
+		bool changed;
+
+		if (!t || t->start != f->start || !p || p->start != f->pstart)
+			continue;
+		/* No exec or id change of it came, stamped before the walk's
+		 * read: it ran its program since the walk began. */
+		if (p->since_walk) {
+			p->since_ns = e->walk_start_ns;
+			p->since_walk = false;
+		}
+		/* Judged on its own at its fork, and nothing since: again,
+		 * by the parent's program as it is now dated. */
+		if (t->key || t->origin != ORIGIN_NONE || t->cleared || t->placed_ns || t->cookie != 0 ||
+		    engine_examine(e, f->pid, &pi, &again, &changed) != 0 || again != t)
+			continue;
+		engine_judge_child(e, t, p, &pi, f->forked_ns);
+	}
+	e->n_forks_unsure = 0; /* a loss: the rescan judges them */
+}
+
 /* What failed while the walk had not yet read the rest (a Per=process
  * key whose members' cookies were not yet known) gets a second try. */
 void engine_retry_unsettled(struct engine *e)
@@ -342,6 +393,10 @@ static int scan(struct engine *e, bool adopt_cookies, bool verify, bool all)
 	}
 	e->generation++;
 	if (adopt_cookies) {
+		/* The walk lists the pids first (a readdir of /proc takes
+		 * them by the page): a process forked after this is met by
+		 * its fork event, not by the walk. */
+		e->walk_start_ns = SYS(e, now_ns);
 		s.max_pending = MAX_SCAN;
 		s.pending = calloc(s.max_pending, sizeof(*s.pending));
 		if (!s.pending)

@@ -769,8 +769,10 @@ int table_upsert(struct engine *e, const struct procinfo *pi, uint64_t read_ns, 
 	t->read_ns = read_ns;
 	t->read_end_ns = SYS(e, now_ns);
 	t->unread_ns = 0;
-	if (changed)
+	if (changed) {
 		t->since_ns = 0; /* changed, and when is the event's to say */
+		t->since_walk = false;
+	}
 	/* The kernel's word, not an assumption; a failed read stays unknown. */
 	r = SYS(e, cookie_get, t->pid, &t->cookie);
 	if (r < 0) {

@@ -634,8 +634,10 @@ static int handle_process(struct engine *e, pid_t pid, bool new_program, uint64_
 		 * program, so a clear it inherited stands. */
 		if (r > 0)
 			engine_judge_child(e, t, engine_task(e, pi.ppid), &pi, 0);
-		if (r == 0)
+		if (r == 0) {
 			t->since_ns = event_ns; /* what it runs now, it runs since the event */
+			t->since_walk = false;
+		}
 		if (r == 0 && new_program) {
 			t->cleared = false; /* a new program or user: the rules again */
 			exposure_forget(t);
@@ -818,8 +820,10 @@ static int on_fork(struct engine *e, const struct procmon_event *ev)
 		 * parent the table cannot describe at the fork (not known, or
 		 * changed before it and gone unread) shows no exec: the fork
 		 * dates the program, and an exec event, if one comes, again. */
-		if (!t->scan_ppid && (engine_same_program(parent, &pi) || !program_known(parent)))
+		if (!t->scan_ppid && (engine_same_program(parent, &pi) || !program_known(parent))) {
 			t->since_ns = ev->timestamp_ns;
+			t->since_walk = false;
+		}
 		/* Judged again: by the cookie it inherited, as the scan read
 		 * it, not by the one the scan gave it; then the kernel's is
 		 * made to agree. */

@@ -108,6 +108,8 @@ struct task {
 	bool scan_unsure;    /* ...but events were lost since, its fork's among them maybe */
 	sc_cookie scan_cookie; /* ...the cookie it carried when that scan read it */
 	uint64_t since_ns;   /* runs its program, as its user, since this event (0: not known) */
+	bool since_walk;     /* ...the start-up walk's read of it ended then: it ran it since the walk
+			      * began, unless an exec or id change of it stamped before is still queued */
 	uint64_t unread_ns;  /* an exec or id change whose read failed, to read again (0: none) */
 	uint64_t read_ns;    /* its fields come from a /proc read begun then (0: not read) */
 	uint64_t read_end_ns; /* ...and ended no later than this: nothing since is in them */
@@ -160,6 +162,9 @@ void engine_set_exit_hook(struct engine *e, engine_exit_hook fn, void *userdata)
 int engine_scan(struct engine *e, bool adopt, bool verify);
 /* Events were lost: rescan everything (engine_note_loss(), then the scan). */
 int engine_resync(struct engine *e);
+/* The events queued when the start-up walk ended have all been taken (the
+ * socket was found empty since): what waited for them is judged. */
+void engine_caught_up(struct engine *e);
 /* Events may have been lost, and the rescan comes later (engine_resync()):
  * counted now, and until that rescan nothing the table says of a process
  * stands in for a read of its fork child. Events taken meanwhile are

@@ -254,6 +254,10 @@ static int on_procmon(sd_event_source *s, int fd, uint32_t revents, void *userda
 	 * the socket may not poll readable again for them. */
 	if (r > 0 && procmon_pending(fd) && d->pending_source)
 		(void)sd_event_source_set_enabled(d->pending_source, SD_EVENT_ONESHOT);
+	/* The queue found empty (a batch short of its limit): every event
+	 * stamped before the start-up walk ended has been taken. */
+	else if ((r == -EAGAIN || (r >= 0 && r < EVENT_BATCH)) && !procmon_pending(fd))
+		engine_caught_up(d->engine);
 	if (r == -ENOBUFS || r == -EBADMSG || r == -EMSGSIZE) {
 		if (r == -ENOBUFS) /* the others are messages that could not be decoded */
 			note_back_to_back(d);

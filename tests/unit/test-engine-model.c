@@ -1070,6 +1070,8 @@ static void deliver_or_lose(size_t n, bool lost)
 		overflowed = false;
 		engine_resync(e);
 	}
+	if (!lost && n_events == 0) /* the queue found empty, as the daemon's loop tells it */
+		engine_caught_up(e);
 	engine_state_flush(e);
 }
 
@@ -3044,6 +3046,63 @@ static void test_startup_helper_forked_during_the_walk(void)
 	CHECK(has_group(b->pid, "beta") && cookie_of(b) != 0);
 	CHECK(h && has_group(h->pid, "beta") && cookie_of(h) == cookie_of(b));
 	e = engine_free(e);
+}
+
+/* A member that ran its program before the daemon subscribed forks a
+ * helper after the start-up walk listed the pids and before the walk read
+ * the member: the walk does not meet the helper, and dates the member's
+ * program at its read, after the fork. No exec of the member is queued:
+ * it ran its program since the walk began, and the helper joins its key
+ * (sticky). A shell that forks a job and then runs a member's program,
+ * both in that window, leaves the job where the rules put it: its exec
+ * event, queued, dates the program after the fork. */
+static struct fproc *window_parent;
+static const char *window_exec;
+
+static void fork_in_walk_window(struct fproc *init)
+{
+	struct fproc *c = fork_of(window_parent);
+
+	(void)init;
+	if (c && !window_exec)
+		exec_as(c, "/usr/bin/helper"); /* a member's helper */
+	if (window_exec)
+		exec_as(window_parent, window_exec); /* the job stays the shell */
+	forked_on_read = c;
+}
+
+static void test_startup_fork_before_the_walk_reads_the_parent(void)
+{
+	for (int job = 0; job < 2; job++) {
+		struct fproc *b, *c;
+
+		reset();
+		boot();
+		b = spawn(job ? "/bin/sh" : "/usr/bin/beta", 0);
+		for (size_t i = 0; i < n_events; i++) /* before the daemon subscribed */
+			taken(i, true);
+		n_events = 0;
+		e = NULL;
+		CHECK(b && engine_new_sys(&fake, 1, &e) == 0);
+		if (!b || !e)
+			return;
+		engine_set_conf(e, load_text("[Group beta]\nMatchExe=/usr/bin/beta\n"));
+		window_parent = b;
+		window_exec = job ? "/usr/bin/beta" : NULL;
+		forked_on_read = NULL;
+		after_read_pid = procs[0].pid; /* init: read before b */
+		after_read = fork_in_walk_window;
+		engine_scan(e, true, false);
+		c = forked_on_read;
+		CHECK(c != NULL && engine_task(e, c->pid) == NULL); /* the walk did not meet it */
+		deliver(n_events);
+		CHECK(has_group(b->pid, "beta") && cookie_of(b) != 0);
+		if (job)
+			CHECK(c && !has_group(c->pid, "beta") && cookie_of(c) == 0);
+		else
+			CHECK(c && has_group(c->pid, "beta") && cookie_of(c) == cookie_of(b));
+		e = engine_free(e);
+	}
 }
 
 /* A daemon with a state file, in a directory of its own. */
@@ -6666,6 +6725,7 @@ int main(void)
 	RUN(test_unmatched_keep);
 	RUN(test_unmatched_clear);
 	RUN(test_startup_helper_forked_during_the_walk);
+	RUN(test_startup_fork_before_the_walk_reads_the_parent);
 	RUN(test_sched_ext);
 	RUN(test_exposure);
 	RUN(test_window);

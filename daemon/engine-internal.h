@@ -22,7 +22,7 @@
  * a value it names can only have come from that key. */
 #define ENGINE_GRAVES 256
 #define ENGINE_GHOSTS 64
-#define ENGINE_FORKS_UNSURE 256
+#define ENGINE_FORKS_UNSURE 65536
 #define ENGINE_GRAVE_TICKS 10
 struct grave {
 	sc_cookie cookie;
@@ -102,11 +102,12 @@ struct engine {
 	 * are taken (engine_caught_up()). */
 	uint64_t walk_start_ns;
 	bool walk_settled;
-	unsigned n_forks_unsure;
+	size_t n_forks_unsure, max_forks_unsure; /* at most ENGINE_FORKS_UNSURE */
+	unsigned long forks_unsure_dropped;
 	struct fork_unsure {
 		pid_t pid, ppid;
 		uint64_t start, pstart, forked_ns;
-	} forks_unsure[ENGINE_FORKS_UNSURE];
+	} *forks_unsure;
 	uint64_t ticks;
 	struct hashmap *exposure; /* group name -> untagged CPU time (engine-exposure.c) */
 	bool no_exposure;      /* a session's opener going back: not the policy's lag */

@@ -162,6 +162,7 @@ static int scan_one(void *userdata, pid_t pid)
 		 * this read may be the process's own, its fork long before). */
 		t->scan_ppid = pi.ppid;
 		t->scan_unsure = true;
+		t->scan_adopt = true;
 		t->scan_cookie = t->cookie;
 
 		if (s->n_pending >= s->max_pending)
@@ -297,11 +298,53 @@ void engine_note_fork_unsure(struct engine *e, const struct task *t, const struc
 	struct fork_unsure *f;
 
 	if (!p || !forked_ns || !p->since_walk || e->walk_settled || forked_ns < e->walk_start_ns ||
-	    forked_ns >= p->since_ns || e->n_forks_unsure >= ENGINE_FORKS_UNSURE)
+	    forked_ns >= p->since_ns)
 		return;
+	if (e->n_forks_unsure == e->max_forks_unsure) {
+		size_t n = e->max_forks_unsure ? 2 * e->max_forks_unsure : 64;
+
+		f = n <= ENGINE_FORKS_UNSURE ? reallocarray(e->forks_unsure, n, sizeof(*f)) : NULL;
+		if (!f) {
+			e->forks_unsure_dropped++;
+			return;
+		}
+		e->forks_unsure = f;
+		e->max_forks_unsure = n;
+	}
 	f = &e->forks_unsure[e->n_forks_unsure++];
 	*f = (struct fork_unsure){ .pid = t->pid, .ppid = p->pid, .start = t->start, .pstart = p->start,
 				   .forked_ns = forked_ns };
+}
+
+bool engine_awaits_empty_queue(const struct engine *e)
+{
+	return e->adopted && !e->walk_settled;
+}
+
+#define HELPER_DEPTH_MAX 8
+
+struct helper_children {
+	struct engine *e;
+	pid_t parent;
+	unsigned depth;
+};
+
+/* A child the helper forked before it joined its key carries cookie 0
+ * from it, and was judged by a parent in no key: it is the helper's
+ * helper (the event path would have copied the key to it), and so are
+ * its own. */
+static int take_helper_child(void *userdata, pid_t pid)
+{
+	const struct helper_children *hc = userdata;
+	struct task *g = engine_task(hc->e, pid);
+	struct helper_children next = { hc->e, pid, hc->depth + 1 };
+
+	if (!g || g->key || g->origin != ORIGIN_NONE || g->cookie != 0)
+		return 0;
+	engine_judge_unseen_helper(hc->e, g, hc->parent);
+	if (g->key && next.depth < HELPER_DEPTH_MAX && hc->e->sys->for_each_child)
+		(void)SYS(hc->e, for_each_child, pid, take_helper_child, &next);
+	return 0;
 }
 
 void engine_caught_up(struct engine *e)
@@ -309,9 +352,17 @@ void engine_caught_up(struct engine *e)
 	if (!e->adopted || e->walk_settled)
 		return;
 	e->walk_settled = true;
-	for (unsigned i = 0; i < e->n_forks_unsure && !e->loss_unscanned; i++) {
+	if (e->forks_unsure_dropped)
+		log_warning("%lu processes forked during the start-up scan were judged without waiting for "
+			    "their parents' events (more than %u): a helper among them may stay at cookie 0 until "
+			    "it executes a program again",
+			    e->forks_unsure_dropped, ENGINE_FORKS_UNSURE);
+	/* Under UnmatchedExec=clear a helper returns to 0 at its exec, which
+	 * was taken already: nothing to join. */
+	for (size_t i = 0; i < e->n_forks_unsure && !e->conf->daemon.unmatched_clear; i++) {
 		const struct fork_unsure *f = &e->forks_unsure[i];
 		struct task *t = engine_task(e, f->pid), *p = engine_task(e, f->ppid), *again;
+		struct helper_children hc = { e, f->pid, 0 };
 		struct procinfo pi;
 		bool changed;
 
@@ -329,8 +380,17 @@ void engine_caught_up(struct engine *e)
 		    engine_examine(e, f->pid, &pi, &again, &changed) != 0 || again != t)
 			continue;
 		engine_judge_child(e, t, p, &pi, f->forked_ns);
+		if (!t->key)
+			continue;
+		/* Its exec was taken before: what it runs now is judged as at
+		 * that exec (a helper no group claims: sticky). */
+		(void)engine_evaluate(e, t, false);
+		if (t->key && e->sys->for_each_child)
+			(void)SYS(e, for_each_child, t->pid, take_helper_child, &hc);
 	}
-	e->n_forks_unsure = 0; /* a loss: the rescan judges them */
+	free(e->forks_unsure);
+	e->forks_unsure = NULL;
+	e->n_forks_unsure = e->max_forks_unsure = 0;
 }
 
 /* What failed while the walk had not yet read the rest (a Per=process
@@ -441,6 +501,13 @@ static void mark_loss(struct engine *e)
 	void **v;
 
 	engine_ghosts_clear(e); /* their exit events may be among the lost */
+	/* A parent's exec may be among the lost: what the walk dated cannot
+	 * be told from what it ran since; the children forked meanwhile stay
+	 * as judged at their forks. */
+	free(e->forks_unsure);
+	e->forks_unsure = NULL;
+	e->n_forks_unsure = e->max_forks_unsure = 0;
+	e->walk_settled = e->adopted;
 	/* Fork events still awaited may be among the lost too. */
 	v = engine_snapshot(e->tasks, &n);
 	for (size_t i = 0; i < n; i++)

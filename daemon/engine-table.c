@@ -751,6 +751,10 @@ int table_upsert(struct engine *e, const struct procinfo *pi, uint64_t read_ns, 
 		fresh = 1;
 	}
 	ids_changed = t->uid != pi->uid || t->gid != pi->gid;
+	/* A rename or a cgroup move is no new program: what the start-up
+	 * walk dated stands (since_walk). */
+	if (ids_changed || !t->exe || strcmp(t->exe, pi->exe) != 0)
+		t->since_walk = false;
 	if (ids_changed || strcmp(t->comm, pi->comm) != 0)
 		changed = true;
 	t->uid = pi->uid;
@@ -769,10 +773,8 @@ int table_upsert(struct engine *e, const struct procinfo *pi, uint64_t read_ns, 
 	t->read_ns = read_ns;
 	t->read_end_ns = SYS(e, now_ns);
 	t->unread_ns = 0;
-	if (changed) {
+	if (changed)
 		t->since_ns = 0; /* changed, and when is the event's to say */
-		t->since_walk = false;
-	}
 	/* The kernel's word, not an assumption; a failed read stays unknown. */
 	r = SYS(e, cookie_get, t->pid, &t->cookie);
 	if (r < 0) {

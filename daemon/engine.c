@@ -636,7 +636,8 @@ static int handle_process(struct engine *e, pid_t pid, bool new_program, uint64_
 			engine_judge_child(e, t, engine_task(e, pi.ppid), &pi, 0);
 		if (r == 0) {
 			t->since_ns = event_ns; /* what it runs now, it runs since the event */
-			t->since_walk = false;
+			if (new_program) /* an exec or id change; a rename is none */
+				t->since_walk = false;
 		}
 		if (r == 0 && new_program) {
 			t->cleared = false; /* a new program or user: the rules again */
@@ -798,9 +799,13 @@ static int on_fork(struct engine *e, const struct procmon_event *ev)
 	 * follow its parent into a key the parent has left since (an exec
 	 * taken after the scan). A parent the table no longer knows tells
 	 * nothing the scan did not see (the cookie it left the child): the
-	 * scan's word stands, unless the scan made it follow another. */
+	 * scan's word stands, unless the scan made it follow another. The
+	 * start-up walk's word stands against another parent: the fork event
+	 * taken may be an earlier process's under a reused pid (the walk
+	 * marked processes forked long before as well), and an orphan met
+	 * by the walk was judged as at start-up before. */
 	if (r == 0 && t->scan_ppid && !t->placed_ns &&
-	    (t->scan_ppid != ev->parent_tgid ? parent || t->scan_followed
+	    (t->scan_ppid != ev->parent_tgid ? !t->scan_adopt && (parent || t->scan_followed)
 					     : !t->key || (t->scan_followed && parent && parent->key != t->key))) {
 		/* The kernel's cookie, just read, is neither what the scan read
 		 * nor what the daemon gave the child: someone else wrote it
@@ -1300,6 +1305,7 @@ struct engine *engine_free(struct engine *e)
 	if (e->tasks && e->keys && e->by_cookie && e->programs && e->key_shares)
 		table_free_all(e);
 	hashmap_free(e->key_shares);
+	free(e->forks_unsure);
 	hashmap_free(e->tasks);
 	hashmap_free(e->programs);
 	hashmap_free(e->keys);

@@ -106,6 +106,7 @@ struct task {
 	pid_t scan_ppid;     /* met by a scan before its fork event: the parent it was judged by */
 	bool scan_followed;  /* ...and the scan put it in that parent's key */
 	bool scan_unsure;    /* ...but events were lost since, its fork's among them maybe */
+	bool scan_adopt;     /* ...the start-up walk's: its fork may be long before, its pid reused */
 	sc_cookie scan_cookie; /* ...the cookie it carried when that scan read it */
 	uint64_t since_ns;   /* runs its program, as its user, since this event (0: not known) */
 	bool since_walk;     /* ...the start-up walk's read of it ended then: it ran it since the walk
@@ -165,6 +166,7 @@ int engine_resync(struct engine *e);
 /* The events queued when the start-up walk ended have all been taken (the
  * socket was found empty since): what waited for them is judged. */
 void engine_caught_up(struct engine *e);
+bool engine_awaits_empty_queue(const struct engine *e);
 /* Events may have been lost, and the rescan comes later (engine_resync()):
  * counted now, and until that rescan nothing the table says of a process
  * stands in for a read of its fork child. Events taken meanwhile are

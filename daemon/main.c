@@ -254,8 +254,8 @@ static int on_procmon(sd_event_source *s, int fd, uint32_t revents, void *userda
 	 * the socket may not poll readable again for them. */
 	if (r > 0 && procmon_pending(fd) && d->pending_source)
 		(void)sd_event_source_set_enabled(d->pending_source, SD_EVENT_ONESHOT);
-	/* The queue found empty (a batch short of its limit): every event
-	 * stamped before the start-up walk ended has been taken. */
+	/* The queue found empty: every event stamped before the start-up
+	 * walk ended has been taken. */
 	else if ((r == -EAGAIN || (r >= 0 && r < EVENT_BATCH)) && !procmon_pending(fd))
 		engine_caught_up(d->engine);
 	if (r == -ENOBUFS || r == -EBADMSG || r == -EMSGSIZE) {
@@ -297,6 +297,9 @@ static int on_reconcile(sd_event_source *s, uint64_t usec, void *userdata)
 	/* Every second: SMT and sched_ext changes, retries of failed
 	 * placements, the state file's deferred records. */
 	engine_tick(d->engine);
+	/* ...and where the last batch was a full one, and nothing came since. */
+	if (!d->resync_pending && engine_awaits_empty_queue(d->engine) && procmon_empty(d->procmon_fd))
+		engine_caught_up(d->engine);
 	notify_status(d);
 	sd_event_source_set_time(s, usec + 1000000ULL);
 	sd_event_source_set_enabled(s, SD_EVENT_ON);

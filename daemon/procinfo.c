@@ -434,7 +434,10 @@ static int take_cgroup(int r, const char *buf, struct procinfo *info)
  * and then executes (su, runuser, sudo) and is read between the two shows
  * its old program with either uid, never its new program with the old
  * uid, which would make a Per=process key for it in its old user's share
- * (root's: none), kept after the next read shows it right. */
+ * (root's: none), kept after the next read shows it right. One that
+ * executes and then sets its uid may show its old program with its new
+ * uid: a key made for that old program is charged to the user it became.
+ * Either way its events follow and it is read again. */
 static int read_rest_at(int dirfd, int pidfd, char *buf, size_t size, struct procinfo *info)
 {
 	const char *known;

@@ -263,6 +263,15 @@ bool procmon_pending(int fd)
 	return fd >= 0 && held.fd == fd && (held.count > 0 || held.lost);
 }
 
+bool procmon_empty(int fd)
+{
+	char c;
+
+	if (procmon_pending(fd))
+		return false;
+	return recv(fd, &c, sizeof(c), MSG_PEEK | MSG_DONTWAIT) < 0 && (errno == EAGAIN || errno == EWOULDBLOCK);
+}
+
 /* ---- subscribing ----------------------------------------------------------- */
 
 static int set_rcvbuf(int fd, unsigned rcvbuf)

@@ -72,6 +72,8 @@ int procmon_drain(int fd, size_t max_datagrams);
  * report. A poll loop calls procmon_receive() again, without waiting for
  * POLLIN, while this holds. Process-wide state: one socket per process. */
 bool procmon_pending(int fd);
+/* Nothing to take: no event held and no message queued on fd. */
+bool procmon_empty(int fd);
 
 /* The kernel numbers each proc connector message on the CPU that sends
  * it: cn_msg.seq counts that CPU's messages and proc_event.cpu names the

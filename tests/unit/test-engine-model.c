@@ -394,6 +394,24 @@ static int fk_for_each_pid(void *u, procinfo_pid_fn fn, void *ud)
 	return (int)n;
 }
 
+static int fk_for_each_child(void *u, pid_t pid, procinfo_pid_fn fn, void *ud)
+{
+	pid_t pids[MAX_PROCS];
+	size_t n = 0;
+
+	(void)u;
+	for (size_t i = 0; i < MAX_PROCS; i++)
+		if (procs[i].alive && procs[i].ppid == pid && procs[i].pid != pid)
+			pids[n++] = procs[i].pid;
+	for (size_t i = 0; i < n; i++) {
+		int r = fn(ud, pids[i]);
+
+		if (r < 0)
+			return r;
+	}
+	return (int)n;
+}
+
 static int fk_for_each_thread(void *u, pid_t pid, procinfo_pid_fn fn, void *ud)
 {
 	struct fproc *p = proc_of(pid);
@@ -662,7 +680,7 @@ static const struct engine_sys fake = {
 	.holder_new = fk_holder_new, .holder_free = fk_holder_free, .holder_cookie = fk_holder_cookie,
 	.smt_active = fk_smt_active, .sched_ext_enabled = fk_sched_ext, .cpu_ns = fk_cpu_ns,
 	.now_ns = fk_now, .touch = fk_touch, .seen_until = fk_seen_until, .may_act = fk_may_act,
-	.no_new_privs = fk_no_new_privs,
+	.no_new_privs = fk_no_new_privs, .for_each_child = fk_for_each_child,
 };
 
 /* ---- policy: the configurations the reloads switch between ---- */
@@ -3103,6 +3121,208 @@ static void test_startup_fork_before_the_walk_reads_the_parent(void)
 			CHECK(c && has_group(c->pid, "beta") && cookie_of(c) == cookie_of(b));
 		e = engine_free(e);
 	}
+}
+
+/* Start-up as in test_startup_fork_before_the_walk_reads_the_parent: b runs
+ * b_exe since before the subscription; the walk reads init, then (hook)
+ * b forks c, which runs /usr/bin/helper (job: c stays the shell and b
+ * execs window_exec), then the walk reads b. */
+static struct fproc *startup_window(const char *conf_text, const char *b_exe, bool job, struct fproc **ret_c)
+{
+	struct fproc *b;
+
+	reset();
+	boot();
+	b = spawn(b_exe, 1000);
+	for (size_t i = 0; i < n_events; i++) /* before the daemon subscribed */
+		taken(i, true);
+	n_events = 0;
+	e = NULL;
+	CHECK(b && engine_new_sys(&fake, 1, &e) == 0);
+	if (!b || !e)
+		return NULL;
+	engine_set_conf(e, load_text(conf_text));
+	window_parent = b;
+	window_exec = job ? "/usr/bin/beta" : NULL;
+	forked_on_read = NULL;
+	after_read_pid = procs[0].pid;
+	after_read = fork_in_walk_window;
+	engine_scan(e, true, false);
+	*ret_c = forked_on_read;
+	CHECK(*ret_c && engine_task(e, (*ret_c)->pid) == NULL);
+	return *ret_c ? b : NULL;
+}
+
+/* R1. Events lost at start-up (ENOBUFS) after the job's fork was taken:
+ * the shell's exec event is among the lost, the resync clears
+ * loss_unscanned, and the caught-up that follows re-dates the shell to
+ * walk_start_ns: the job, forked while the parent ran /bin/sh, joins
+ * beta. engine_caught_up()'s "a loss: the rescan judges them" does not
+ * hold once the rescan ran first (main.c: drain_then_resync, then the next
+ * on_procmon finds the queue empty). */
+static void test_startup_loss_before_caught_up_keeps_job_out(void)
+{
+	struct fproc *b, *c;
+
+	b = startup_window("[Group beta]\nMatchExe=/usr/bin/beta\n", "/bin/sh", true, &c);
+	if (!b)
+		goto out;
+	deliver(1);		     /* the job's fork: judged on its own, recorded */
+	overflowed = true;	     /* the socket overflowed ... */
+	deliver_or_lose(n_events, true); /* ... b's exec lost; the resync runs */
+	deliver(0);		     /* the queue found empty: caught up */
+	CHECK(has_group(b->pid, "beta") && cookie_of(b) != 0);
+	CHECK(!has_group(c->pid, "beta") && cookie_of(c) == 0);
+out:
+	e = engine_free(e);
+}
+
+/* R2. UnmatchedExec=clear: a member's helper returns to 0 (its exec
+ * clears it; engine_judge_unseen_helper() and per_process_helper() both
+ * refuse under clear). The caught-up's engine_judge_child() -> follows()
+ * puts it in the member's key all the same, after its exec was taken. */
+static void test_startup_caught_up_under_unmatched_clear(void)
+{
+	struct fproc *b, *c;
+
+	b = startup_window("[Daemon]\nUnmatchedExec=clear\n[Group beta]\nMatchExe=/usr/bin/beta\n", "/usr/bin/beta",
+			   false, &c);
+	if (!b)
+		goto out;
+	deliver(n_events);
+	CHECK(has_group(b->pid, "beta") && cookie_of(b) != 0);
+	CHECK(!has_group(c->pid, "beta") && cookie_of(c) == 0);
+out:
+	e = engine_free(e);
+}
+
+/* R3. The helper forks a child (also a helper) before the caught-up,
+ * here after the walk: the child's fork event finds its parent in no
+ * key, and the caught-up re-judges only the recorded helper. The kernel
+ * gave the grandchild cookie 0; nobody fixes it. Had the daemon seen it
+ * happen, both would carry beta's cookie. */
+static void test_startup_caught_up_takes_grandchildren(void)
+{
+	struct fproc *b, *c, *g;
+
+	b = startup_window("[Group beta]\nMatchExe=/usr/bin/beta\n", "/usr/bin/beta", false, &c);
+	if (!b)
+		goto out;
+	g = fork_of(c); /* runs /usr/bin/helper, as c does */
+	deliver(n_events);
+	CHECK(has_group(b->pid, "beta") && cookie_of(b) != 0);
+	CHECK(has_group(c->pid, "beta") && cookie_of(c) == cookie_of(b));
+	CHECK(g && has_group(g->pid, "beta") && cookie_of(g) == cookie_of(b));
+	/* docs: "joins the member's key (origin sticky)" */
+	CHECK(engine_task(e, c->pid) && engine_task(e, c->pid)->origin == ORIGIN_STICKY);
+out:
+	e = engine_free(e);
+}
+
+/* R4. The member renames itself (PR_SET_NAME; any thread's rename sends
+ * a COMM event for the tgid) after the walk and before the caught-up: the
+ * COMM event goes through handle_process(), which clears since_walk and
+ * dates the program at the rename. The helper forked in the window is
+ * left at 0 (a re-exec of the same program, or a gid change, does the
+ * same). */
+static void test_startup_parent_rename_before_caught_up(void)
+{
+	struct fproc *b, *c;
+
+	b = startup_window("[Group beta]\nMatchExe=/usr/bin/beta\n", "/usr/bin/beta", false, &c);
+	if (!b)
+		goto out;
+	emit(PROCMON_COMM, b, b->pid, NULL);
+	deliver(n_events);
+	CHECK(has_group(b->pid, "beta") && cookie_of(b) != 0);
+	CHECK(has_group(c->pid, "beta") && cookie_of(c) == cookie_of(b));
+out:
+	e = engine_free(e);
+}
+
+/* ENGINE_FORKS_UNSURE children recorded already (a fork burst while the
+ * daemon starts): the member's helper is not recorded, which is counted
+ * (and logged at the caught-up), and it stays as judged at its fork. */
+static void test_startup_forks_unsure_full(void)
+{
+	struct fproc *b, *c;
+
+	reset();
+	boot();
+	b = spawn("/usr/bin/beta", 1000);
+	for (size_t i = 0; i < n_events; i++)
+		taken(i, true);
+	n_events = 0;
+	e = NULL;
+	CHECK(b && engine_new_sys(&fake, 1, &e) == 0);
+	if (!b || !e)
+		return;
+	e->forks_unsure = calloc(ENGINE_FORKS_UNSURE, sizeof(*e->forks_unsure)); /* pid 0: none */
+	CHECK(e->forks_unsure != NULL);
+	e->n_forks_unsure = e->max_forks_unsure = e->forks_unsure ? ENGINE_FORKS_UNSURE : 0;
+	engine_set_conf(e, load_text("[Group beta]\nMatchExe=/usr/bin/beta\n"));
+	window_parent = b;
+	window_exec = NULL;
+	forked_on_read = NULL;
+	after_read_pid = procs[0].pid;
+	after_read = fork_in_walk_window;
+	engine_scan(e, true, false);
+	c = forked_on_read;
+	deliver(n_events);
+	CHECK(has_group(b->pid, "beta") && cookie_of(b) != 0);
+	CHECK(e->forks_unsure_dropped == 1 && e->forks_unsure == NULL);
+	CHECK(c && !has_group(c->pid, "beta") && cookie_of(c) == 0);
+	e = engine_free(e);
+}
+
+/* R6. Pid reuse (commit 61b3b7e): h, a helper of the beta member m (sticky
+ * in beta at the adoption), forks A after the subscription; A exits and
+ * its pid goes to B, forked by alice's other shell, which runs the same
+ * helper. The walk reads B (scan_ppid = that shell). A's fork event, taken
+ * first, names h: on_fork() finds B under the pid with the same start
+ * (r == 0), scan_ppid != parent_tgid and a parent known, and judges B as
+ * h's child: follows() -> engine_same_program(h, B) -> B joins beta. Before
+ * the commit the walk left scan_ppid 0 and B was left alone. */
+static void test_startup_fork_event_of_earlier_process(void)
+{
+	struct fproc *m, *h, *a, *b, *sh;
+	pid_t x;
+
+	reset();
+	boot();
+	sh = &procs[1]; /* uid 1000's shell */
+	m = spawn("/usr/bin/beta", 1000);
+	h = m ? fork_of(m) : NULL;
+	if (h)
+		exec_as(h, "/usr/bin/helper");
+	for (size_t i = 0; i < n_events; i++) /* before the daemon subscribed */
+		taken(i, true);
+	n_events = 0;
+	e = NULL;
+	CHECK(h && engine_new_sys(&fake, 1, &e) == 0);
+	if (!h || !e)
+		return;
+	engine_set_conf(e, load_text("[Group beta]\nMatchExe=/usr/bin/beta\n"));
+	a = fork_of(h);
+	CHECK(a != NULL);
+	if (!a)
+		goto out;
+	x = a->pid;
+	op_exit(a);
+	next_pid = x; /* the pid comes round again */
+	b = fork_of(sh);
+	CHECK(b && b->pid == x);
+	if (!b)
+		goto out;
+	exec_as(b, "/usr/bin/helper");
+	engine_scan(e, true, false);
+	CHECK(has_group(h->pid, "beta"));	   /* the adoption's sticky helper */
+	CHECK(!has_group(b->pid, "beta"));	   /* as the walk judged it */
+	deliver(n_events);
+	CHECK(has_group(m->pid, "beta") && has_group(h->pid, "beta"));
+	CHECK(!has_group(b->pid, "beta") && cookie_of(b) == 0);
+out:
+	e = engine_free(e);
 }
 
 /* A daemon with a state file, in a directory of its own. */
@@ -6726,6 +6946,12 @@ int main(void)
 	RUN(test_unmatched_clear);
 	RUN(test_startup_helper_forked_during_the_walk);
 	RUN(test_startup_fork_before_the_walk_reads_the_parent);
+	RUN(test_startup_loss_before_caught_up_keeps_job_out);
+	RUN(test_startup_caught_up_under_unmatched_clear);
+	RUN(test_startup_caught_up_takes_grandchildren);
+	RUN(test_startup_parent_rename_before_caught_up);
+	RUN(test_startup_forks_unsure_full);
+	RUN(test_startup_fork_event_of_earlier_process);
 	RUN(test_sched_ext);
 	RUN(test_exposure);
 	RUN(test_window);

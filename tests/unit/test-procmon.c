@@ -685,6 +685,23 @@ static void drain_counts_exactly(void)
 	close(sv[1]);
 }
 
+/* procmon_empty(): a message queued is something to take, and peeking at
+ * it takes nothing. */
+static void empty_sees_a_queued_message(void)
+{
+	int sv[2];
+
+	CHECK(socketpair(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0, sv) == 0);
+	CHECK(procmon_empty(sv[0]));
+	CHECK(send(sv[1], "xy", 2, 0) == 2);
+	CHECK(!procmon_empty(sv[0]));
+	CHECK(!procmon_empty(sv[0])); /* still there */
+	CHECK(procmon_drain(sv[0], 4) == 1);
+	CHECK(procmon_empty(sv[0]));
+	close(sv[0]);
+	close(sv[1]);
+}
+
 #define BATCH_CHILDREN 50
 
 struct batch_events {
@@ -927,6 +944,7 @@ int main(void)
 	RUN(decode_unaligned_and_unpadded);
 	RUN(decode_numbered_gap);
 	RUN(drain_counts_exactly);
+	RUN(empty_sees_a_queued_message);
 	run_live();
 	UNIT_EXIT();
 }

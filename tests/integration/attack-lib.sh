@@ -159,26 +159,10 @@ phase() {
 			grep -E "(PID|pid) ($p|$pp)[^0-9]" "$DLOG" | tail -n 8 | sed "s/^/attack: $name: log $p: /"
 		done
 	fi
-	if [ "$have" -lt "$want" ]; then
-		fail "$name" "only $have of the $want processes were found"
-	elif [ "$bad" != 0 ]; then
-		fail "$name" "$bad mismatches among $total tasks"
-	else
-		pass "$name"
-	fi
-	kill -0 "$DPID" 2>/dev/null || fail "$name-daemon-alive" "coreschedd exited: $(tail -n3 "$DLOG")"
+	storm_verdict "$name" "$have" "$want" "$bad" "$total"
 }
 
-reap() {
-	victims=$(cs-cookies -x | awk -v roots="$roots" -v bin="$BIN/" '
-		BEGIN { n = split(roots, r, " "); for (i = 1; i <= n; i++) root[r[i]] = 1 }
-		{ pp[$1] = $4; if (index($6, bin) == 1) orphan[$1] = 1 }
-		END { for (p in pp) { if (p in orphan) { print p; continue }
-			for (q = p; q in pp && q > 1; q = pp[q]) if (q in root) { print p; break } } }')
-	[ -n "$victims" ] && kill -9 $victims 2>/dev/null
-	for r in $roots; do wait "$r" 2>/dev/null; done
-	roots="" want=0 t0=$(date +%s)
-}
+reap() { storm_reap "$BIN/"; }
 trap 'reap; cleanup' EXIT
 
 # fresh CONFIG-TEXT: a daemon of its own for the phase

@@ -152,27 +152,11 @@ phase() {
 		END { for (k in c) printf " [%s]=%d", k, c[k] }' "$W/judged")"
 	echo "daemon-race: phase $name: keys:$(grep '^key' "$W/judged" | sort | awk '{printf " %s=%s(%s)", $2, $3, $4}'); $(($(date +%s) - t0)) s from the storm's start"
 	echo "daemon-race: phase $name: $total processes, $bad mismatches"
-	if [ "$members" -lt "$want" ]; then
-		fail "$name" "only $members of the $want processes of the storm were found"
-	elif [ "$bad" != 0 ]; then
-		fail "$name" "$bad mismatches among $total processes"
-	else
-		pass "$name"
-	fi
-	kill -0 "$DPID" 2>/dev/null || fail "$name-daemon-alive" "coreschedd exited: $(tail -n3 "$DLOG")"
+	storm_verdict "$name" "$members" "$want" "$bad" "$total"
 }
 
 # reap: kill everything the phase started, so that the next starts afresh
-reap() {
-	victims=$(cs-cookies -x | awk -v roots="$roots" '
-		BEGIN { n = split(roots, r, " "); for (i = 1; i <= n; i++) root[r[i]] = 1 }
-		{ pp[$1] = $4 }
-		END { for (p in pp) for (q = p; q in pp && q > 1; q = pp[q]) if (q in root) { print p; break } }')
-	[ -n "$victims" ] && kill -9 $victims 2>/dev/null
-	for r in $roots; do wait "$r" 2>/dev/null; done
-	roots="" want=0 t0=$(date +%s)
-	: > "$W/map"
-}
+reap() { storm_reap; : > "$W/map"; }
 
 trap 'reap; cleanup' EXIT
 

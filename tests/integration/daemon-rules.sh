@@ -201,12 +201,16 @@ if grep -q "10-bad.conf:3" "$DLOG"; then pass reload-broken-names-line; else fai
 bg $BIN/builder 1; b3=$!
 settles $b3 "$(cookie $b1)"
 expect reload-broken-keeps-policy "$(cookie $b3)" "$(cookie $b1)"
+# The daemon's main thread carries the cookie it last gave (coreschedd(8),
+# CONFINEMENT), here b3's; 0 once it cleared the builders below.
+expect daemon-carries-last-cookie "$(cookie $DPID)" "$(cookie $b3)"
 # A good reload: builders become trusted.
 rm "$CFG/rules.d/10-bad.conf"
 sed -i 's/^MatchComm=builder$/MatchComm=builder\nTrusted=yes/' "$CFG/coreschedd.conf"
 kill -HUP $DPID
 settles $b1 0x0
 expect reload-changes-existing "$(cookie $b1)" 0x0
+expect daemon-carries-zero-after-clearing "$(cookie $DPID)" 0x0
 bg $BIN/builder 1; b4=$!
 sleep 0.5
 expect reload-changes-new "$(cookie $b4)" 0x0

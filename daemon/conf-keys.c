@@ -137,6 +137,12 @@ static int parse_bool(struct conf_loader *ld, const struct conf_key *k, void *ba
 	return 0;
 }
 
+static int parse_lock(struct conf_loader *ld, const struct conf_key *k, void *base, const char *value)
+{
+	((struct group *)base)->lock_line = ld->line;
+	return parse_bool(ld, k, base, value);
+}
+
 static int parse_trusted(struct conf_loader *ld, const struct conf_key *k, void *base, const char *value)
 {
 	ld->trusted_line = ld->line;
@@ -449,7 +455,7 @@ static const struct conf_key keys[] = {
 	G("Priority", parse_int, print_int, priority, -1000, 1000, 0),
 	G("AllowUsers", parse_allow_users, print_allow_users, allow_uids, 0, 0, 0),
 	G("AllowGroups", parse_allow_groups, print_allow_groups, allow_gids, 0, 0, 0),
-	G("Lock", parse_bool, print_bool, lock, 0, 0, false),
+	G("Lock", parse_lock, print_bool, lock, 0, 0, false),
 };
 
 const struct conf_key *conf_key_find(enum conf_section s, const char *name)

@@ -190,6 +190,8 @@ void conf_words_clear(struct group *g, enum match_kind kind)
 	free(g->match_words[kind]);
 	g->match_words[kind] = NULL;
 	g->n_match_words[kind] = 0;
+	if (kind == MATCH_EXE)
+		g->exe_word_lines = (free(g->exe_word_lines), NULL);
 	if (kind == MATCH_USER) {
 		g->match_uids = (free(g->match_uids), NULL);
 		g->n_match_uids = 0;
@@ -218,16 +220,26 @@ int conf_words_add_match(struct conf_loader *ld, struct group *g, enum match_kin
 					 CONF_MAX_MATCH_WORDS);
 		w = strndup(p, len);
 		words = grow(g->match_words[kind], g->n_match_words[kind], sizeof(char *));
+		if (words)
+			g->match_words[kind] = words;
+		if (words && kind == MATCH_EXE) {
+			unsigned *lines = grow(g->exe_word_lines, g->n_match_words[kind], sizeof(unsigned));
+
+			if (lines)
+				g->exe_word_lines = lines;
+			words = lines ? words : NULL;
+		}
 		if (!w || !words) {
 			free(w);
 			return conf_fail(ld, "%s: %s", key, strerror(ENOMEM));
 		}
-		g->match_words[kind] = words;
 		r = check_word(ld, g, kind, key, w, (unsigned)g->n_match_words[kind]);
 		if (r < 0) {
 			free(w);
 			return r;
 		}
+		if (kind == MATCH_EXE)
+			g->exe_word_lines[g->n_match_words[kind]] = ld->line;
 		g->match_words[kind][g->n_match_words[kind]++] = w;
 	}
 	return 0;

@@ -132,8 +132,10 @@ struct conf *conf_free(struct conf *c)
  * program: one through a symbolic link (the exe link is the resolved path:
  * /bin/sh is /usr/bin/dash on a merged /usr) or a script (its process runs
  * the #! line's interpreter). Said as it is on disk now. */
-static void exe_word_warning(const struct group *g, const char *word, conf_warning_fn fn, void *userdata)
+static void exe_word_warning(const struct group *g, size_t w, conf_warning_fn fn, void *userdata)
 {
+	const char *word = g->match_words[MATCH_EXE][w];
+	unsigned line = g->exe_word_lines ? g->exe_word_lines[w] : g->line;
 	char msg[2 * PATH_MAX + 512], head[2], *real;
 	struct stat st;
 	int fd;
@@ -145,7 +147,7 @@ static void exe_word_warning(const struct group *g, const char *word, conf_warni
 			 "%s:%u: [Group %s] MatchExe=%s resolves to %s (a symbolic link on the way, or a path "
 			 "not in its plain form): a process shows the resolved path, so this word matches none; "
 			 "name that path",
-			 g->file ? g->file : "?", g->line, g->name, word, real);
+			 g->file ? g->file : "?", line, g->name, word, real);
 		fn(userdata, msg);
 	} else if ((fd = open(word, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC)) >= 0) {
 		/* Non-blocking, and only a regular file is read: a FIFO or a
@@ -156,7 +158,7 @@ static void exe_word_warning(const struct group *g, const char *word, conf_warni
 				 "%s:%u: [Group %s] MatchExe=%s is a script: its processes run the interpreter "
 				 "its #! line names, so this word matches none; match the script by MatchComm= "
 				 "(its file name) or name the interpreter",
-				 g->file ? g->file : "?", g->line, g->name, word);
+				 g->file ? g->file : "?", line, g->name, word);
 			fn(userdata, msg);
 		}
 		close(fd);
@@ -172,7 +174,7 @@ void conf_warnings(const struct conf *c, conf_warning_fn fn, void *userdata)
 		const struct group *g = c->groups[i];
 
 		for (size_t w = 0; w < g->n_match_words[MATCH_EXE]; w++)
-			exe_word_warning(g, g->match_words[MATCH_EXE][w], fn, userdata);
+			exe_word_warning(g, w, fn, userdata);
 
 		/* A rule acts after the program started, and a lock is a filter
 		 * the process must install on itself before its exec. */
@@ -180,7 +182,7 @@ void conf_warnings(const struct conf *c, conf_warning_fn fn, void *userdata)
 			snprintf(msg, sizeof(msg),
 				 "%s:%u: [Group %s] Lock=yes locks only what 'coresched run -g %s' starts; "
 				 "processes its Match*= rules place (or 'assign' moves) are not locked",
-				 g->file ? g->file : "?", g->line, g->name, g->name);
+				 g->file ? g->file : "?", g->lock_line ? g->lock_line : g->line, g->name, g->name);
 			fn(userdata, msg);
 		}
 	}

@@ -56,11 +56,13 @@ struct group {
 	int priority;        /* higher first; ties by file order */
 	bool trusted;        /* members get cookie 0 */
 	bool lock;           /* launched members may not change their cookie */
+	unsigned lock_line;  /* ...the line of Lock= (0: not given) */
 	enum per_mode per;
 	unsigned match_mask; /* bit (1 << match_kind) for each Match*= given */
 	/* The Match*= values as written, for printing and explain. */
 	char **match_words[_MATCH_KIND_MAX];
 	size_t n_match_words[_MATCH_KIND_MAX];
+	unsigned *exe_word_lines; /* the line of each MatchExe= word, for the load's warnings */
 	struct id_range *match_uids; /* MatchUser= resolved */
 	size_t n_match_uids;
 	struct id_range *match_gids; /* MatchGroup= resolved */

@@ -108,7 +108,7 @@ expect assigned-root-new-kept "$(cookie $a)" "$c"
 # Where nothing can lock, check-config says so and still passes.
 out=$(coresched check-config 2>&1); rc=$?
 case "$rc $out" in
-*"warning: $CFG/coreschedd.conf:8: [Group ruled] Lock=yes locks only what 'coresched run -g ruled' starts"*) [ $rc = 0 ] && pass check-config-warns || fail check-config-warns "exit $rc" ;;
+*"warning: $CFG/coreschedd.conf:10: [Group ruled] Lock=yes locks only what 'coresched run -g ruled' starts"*) [ $rc = 0 ] && pass check-config-warns || fail check-config-warns "exit $rc" ;;
 *) fail check-config-warns "exit $rc: $out" ;;
 esac
 

@@ -596,10 +596,20 @@ static void test_exe_word_warnings(void)
 	if (c) {
 		conf_warnings(c, collect_warning, &w);
 		CHECK(strstr(w.text, "[Group a] MatchExe=") && strstr(w.text, "/link resolves to /usr/bin/env (a symbolic link on the way"));
-		CHECK(strstr(w.text, "x.conf:3: [Group b] MatchExe=") && strstr(w.text, "/script is a script"));
+		/* named by the line of its key, not of its section */
+		CHECK(strstr(w.text, "x.conf:4: [Group b] MatchExe=") && strstr(w.text, "/script is a script"));
 		CHECK(!strstr(w.text, "/prog ") && !strstr(w.text, "/absent") && !strstr(w.text, "/* ") &&
 		      !strstr(w.text, "/fifo"));
-		CHECK(strstr(w.text, "x.conf:1: [Group a]") != NULL);
+		CHECK(strstr(w.text, "x.conf:2: [Group a]") != NULL);
+		conf_free(c);
+	}
+	/* Lock= on a rule's group: its own line too */
+	w.text[0] = '\0';
+	c = load("[Group r]\nMatchComm=x\n\nLock=yes\n", NULL);
+	CHECK(c != NULL);
+	if (c) {
+		conf_warnings(c, collect_warning, &w);
+		CHECK(strstr(w.text, "x.conf:4: [Group r] Lock=yes locks only") != NULL);
 		conf_free(c);
 	}
 	snprintf(path, sizeof(path), "rm -rf '%s'", dir);

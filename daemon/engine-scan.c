@@ -321,30 +321,65 @@ bool engine_awaits_empty_queue(const struct engine *e)
 	return e->adopted && !e->walk_settled;
 }
 
-#define HELPER_DEPTH_MAX 8
-
 struct helper_children {
 	struct engine *e;
-	pid_t parent;
-	unsigned depth;
+	struct task *parent;
+	pid_t *queue; /* helpers joined, whose children are still to judge */
+	size_t n, max;
 };
 
-/* A child the helper forked before it joined its key carries cookie 0
- * from it, and was judged by a parent in no key: it is the helper's
- * helper (the event path would have copied the key to it), and so are
- * its own. */
+/* A child the helper forked (its fork event says so) before it joined its
+ * key carries cookie 0 from it, and was judged by a parent in no key: it
+ * is judged again as at its fork, and what joins, its own children too.
+ * Not one a request placed or cleared, nor one that has been in a key
+ * (what let it go, a reload, a clear, stands). */
 static int take_helper_child(void *userdata, pid_t pid)
 {
-	const struct helper_children *hc = userdata;
-	struct task *g = engine_task(hc->e, pid);
-	struct helper_children next = { hc->e, pid, hc->depth + 1 };
+	struct helper_children *hc = userdata;
+	struct task *g = engine_task(hc->e, pid), *again;
+	struct procinfo pi;
+	bool changed;
 
-	if (!g || g->key || g->origin != ORIGIN_NONE || g->cookie != 0)
+	if (!g || g->fork_ppid != hc->parent->pid || !g->fork_ns || g->start < hc->parent->start || g->keyed ||
+	    g->origin != ORIGIN_NONE || g->cleared || g->placed_ns || g->released || g->cookie != 0 ||
+	    engine_examine(hc->e, pid, &pi, &again, &changed) != 0 || again != g)
 		return 0;
-	engine_judge_unseen_helper(hc->e, g, hc->parent);
-	if (g->key && next.depth < HELPER_DEPTH_MAX && hc->e->sys->for_each_child)
-		(void)SYS(hc->e, for_each_child, pid, take_helper_child, &next);
+	engine_judge_child(hc->e, g, hc->parent, &pi, g->fork_ns);
+	if (!g->key)
+		return 0;
+	(void)engine_evaluate(hc->e, g, false);
+	if (g->key && hc->n == hc->max) {
+		size_t n = hc->max ? 2 * hc->max : 16;
+		pid_t *q = reallocarray(hc->queue, n, sizeof(*q));
+
+		if (!q)
+			return 0;
+		hc->queue = q;
+		hc->max = n;
+	}
+	if (g->key)
+		hc->queue[hc->n++] = pid;
 	return 0;
+}
+
+/* t joined its parent's key at the caught-up: its exec was taken before,
+ * so what it runs now is judged as at that exec (a helper no group
+ * claims: sticky); then the children it forked meanwhile, and theirs. */
+static void helper_joined(struct engine *e, struct task *t)
+{
+	struct helper_children hc = { .e = e };
+
+	(void)engine_evaluate(e, t, false);
+	if (!t->key || !e->sys->for_each_child)
+		return;
+	hc.parent = t;
+	(void)SYS(e, for_each_child, t->pid, take_helper_child, &hc);
+	while (hc.n > 0) {
+		hc.parent = engine_task(e, hc.queue[--hc.n]);
+		if (hc.parent && hc.parent->key)
+			(void)SYS(e, for_each_child, hc.parent->pid, take_helper_child, &hc);
+	}
+	free(hc.queue);
 }
 
 void engine_caught_up(struct engine *e)
@@ -362,7 +397,6 @@ void engine_caught_up(struct engine *e)
 	for (size_t i = 0; i < e->n_forks_unsure && !e->conf->daemon.unmatched_clear; i++) {
 		const struct fork_unsure *f = &e->forks_unsure[i];
 		struct task *t = engine_task(e, f->pid), *p = engine_task(e, f->ppid), *again;
-		struct helper_children hc = { e, f->pid, 0 };
 		struct procinfo pi;
 		bool changed;
 
@@ -376,17 +410,12 @@ void engine_caught_up(struct engine *e)
 		}
 		/* Judged on its own at its fork, and nothing since: again,
 		 * by the parent's program as it is now dated. */
-		if (t->key || t->origin != ORIGIN_NONE || t->cleared || t->placed_ns || t->cookie != 0 ||
+		if (t->keyed || t->origin != ORIGIN_NONE || t->cleared || t->placed_ns || t->released || t->cookie != 0 ||
 		    engine_examine(e, f->pid, &pi, &again, &changed) != 0 || again != t)
 			continue;
 		engine_judge_child(e, t, p, &pi, f->forked_ns);
-		if (!t->key)
-			continue;
-		/* Its exec was taken before: what it runs now is judged as at
-		 * that exec (a helper no group claims: sticky). */
-		(void)engine_evaluate(e, t, false);
-		if (t->key && e->sys->for_each_child)
-			(void)SYS(e, for_each_child, t->pid, take_helper_child, &hc);
+		if (t->key)
+			helper_joined(e, t);
 	}
 	free(e->forks_unsure);
 	e->forks_unsure = NULL;

@@ -385,6 +385,8 @@ static void set_key(struct engine *e, struct task *t, struct key *k, bool alive)
 
 void table_set_key(struct engine *e, struct task *t, struct key *k)
 {
+	if (k)
+		t->keyed = true;
 	set_key(e, t, k, true);
 }
 

@@ -841,8 +841,11 @@ static int on_fork(struct engine *e, const struct procmon_event *ev)
 		} else
 			engine_judge_child(e, t, parent, &pi, ev->timestamp_ns);
 	}
-	if (r >= 0)
+	if (r >= 0) {
 		t->scan_ppid = 0;
+		t->fork_ppid = ev->parent_tgid;
+		t->fork_ns = ev->timestamp_ns;
+	}
 	if (r >= 0 && !SYS(e, pidfd_alive, fd)) {
 		engine_ghost_note(e, t);
 		table_drop_ended(e, t);
@@ -942,6 +945,7 @@ static void change_unread(struct engine *e, const struct procmon_event *ev, int 
 	if (!t)
 		return;
 	t->cleared = false;
+	t->since_walk = false; /* what it runs since is not known */
 	if (r == -ESRCH) {
 		t->stale = true;
 		return;

@@ -107,6 +107,9 @@ struct task {
 	bool scan_followed;  /* ...and the scan put it in that parent's key */
 	bool scan_unsure;    /* ...but events were lost since, its fork's among them maybe */
 	bool scan_adopt;     /* ...the start-up walk's: its fork may be long before, its pid reused */
+	bool keyed;          /* it has been in a key (table_set_key) */
+	pid_t fork_ppid;     /* its fork event's parent (0: met otherwise) */
+	uint64_t fork_ns;    /* ...and that event's stamp */
 	sc_cookie scan_cookie; /* ...the cookie it carried when that scan read it */
 	uint64_t since_ns;   /* runs its program, as its user, since this event (0: not known) */
 	bool since_walk;     /* ...the start-up walk's read of it ended then: it ran it since the walk

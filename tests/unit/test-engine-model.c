@@ -3325,6 +3325,190 @@ out:
 	e = engine_free(e);
 }
 
+/* ---- the start-up deferral: what its review staged ---- */
+
+/* A1. Per=process: the caught-up gives the helper c a key of its own in
+ * beta (per_process_helper, sticky), but take_helper_child() asks
+ * engine_judge_unseen_helper(), which refuses Per=process keys: c's child
+ * g, forked before the caught-up, stays at 0. Had the daemon seen it
+ * happen, g would share c's key (follows: the parent's program). */
+static void test_startup_caught_up_per_process_helper_child(void)
+{
+	struct fproc *b, *c, *g = NULL;
+
+	b = startup_window("[Group beta]\nMatchExe=/usr/bin/beta\nPer=process\n", "/usr/bin/beta", false, &c);
+	if (!b)
+		goto out;
+	g = fork_of(c); /* runs /usr/bin/helper, as c does */
+	deliver(n_events);
+	CHECK(has_group(b->pid, "beta") && cookie_of(b) != 0);
+	CHECK(has_group(c->pid, "beta") && cookie_of(c) != 0 && cookie_of(c) != cookie_of(b));
+	CHECK(g && has_group(g->pid, "beta") && cookie_of(g) == cookie_of(c));
+out:
+	e = engine_free(e);
+}
+
+/* A2. HELPER_DEPTH_MAX: a chain of ten forks below the helper (a shell
+ * running a build, say) before the caught-up: the ninth and tenth stay
+ * at 0. */
+static void test_startup_caught_up_helper_chain(void)
+{
+	struct fproc *b, *c, *chain[10] = { 0 };
+
+	b = startup_window("[Group beta]\nMatchExe=/usr/bin/beta\n", "/usr/bin/beta", false, &c);
+	if (!b)
+		goto out;
+	for (int i = 0; i < 10; i++)
+		chain[i] = fork_of(i ? chain[i - 1] : c);
+	deliver(n_events);
+	CHECK(has_group(c->pid, "beta") && cookie_of(c) == cookie_of(b));
+	for (int i = 0; i < 10; i++)
+		if (!chain[i] || cookie_of(chain[i]) != cookie_of(b)) {
+			fprintf(stderr, "  depth %d below the helper: cookie %llx, beta's %llx\n", i + 1,
+				(unsigned long long)cookie_of(chain[i]), (unsigned long long)cookie_of(b));
+			CHECK(chain[i] && cookie_of(chain[i]) == cookie_of(b));
+			break;
+		}
+out:
+	e = engine_free(e);
+}
+
+/* A3. A shell forks a job and then execs a member's program, both during
+ * the walk's read of it (the read shows the member's program). The
+ * exec's event is newer than the read's start, so handle_process() reads
+ * the shell again, and that read fails (not ESRCH): change_unread() keeps
+ * since_walk, and the caught-up re-dates the member's program to
+ * walk_start_ns: the job, forked while the shell ran /bin/sh, joins beta
+ * (test_startup_fork_before_the_walk_reads_the_parent's job case, where
+ * the read succeeds, leaves it out). */
+static void test_startup_parent_exec_read_fails(void)
+{
+	struct fproc *b, *c;
+
+	reset();
+	boot();
+	b = spawn("/bin/sh", 1000);
+	for (size_t i = 0; i < n_events; i++) /* before the daemon subscribed */
+		taken(i, true);
+	n_events = 0;
+	e = NULL;
+	CHECK(b && engine_new_sys(&fake, 1, &e) == 0);
+	if (!b || !e)
+		return;
+	engine_set_conf(e, load_text("[Group beta]\nMatchExe=/usr/bin/beta\n"));
+	forked_on_read = NULL;
+	fork_on_read = b->pid; /* forks c, then execs beta, during the walk's read */
+	exec_on_read_exe = "/usr/bin/beta";
+	engine_scan(e, true, false);
+	c = forked_on_read;
+	CHECK(c != NULL && engine_task(e, c->pid) == NULL);
+	CHECK(has_group(b->pid, "beta"));
+	if (!c)
+		goto out;
+	CHECK(n_events == 2 && events[0].kind == PROCMON_FORK && events[1].kind == PROCMON_EXEC);
+	deliver(1);		/* the job's fork: judged on its own, recorded */
+	read_fails = b->pid;	/* the read at the shell's exec event fails */
+	read_fails_with = -EIO;
+	deliver(n_events);	/* the queue found empty: caught up */
+	CHECK(has_group(b->pid, "beta") && cookie_of(b) != 0);
+	CHECK(!has_group(c->pid, "beta") && cookie_of(c) == 0);
+out:
+	e = engine_free(e);
+}
+
+/* A4. take_helper_child() does not look at placed_ns: the helper's child
+ * g is cleared by a request (cleared), then runs another program, which
+ * ends the clear (the rules again: nothing claims it, nothing to keep).
+ * The caught-up then puts it in beta. Event path: g in beta, cleared to
+ * 0, exec of an unclaimed program: stays 0. */
+static void test_startup_caught_up_leaves_cleared_child(void)
+{
+	struct fproc *b, *c, *g, *x;
+
+	b = startup_window("[Group beta]\nMatchExe=/usr/bin/beta\n", "/usr/bin/beta", false, &c);
+	if (!b)
+		goto out;
+	g = fork_of(c);
+	x = fork_of(&procs[0]); /* an unrelated fork still queued: not caught up yet */
+	CHECK(g && x);
+	if (!g || !x)
+		goto out;
+	deliver(n_events - 1);
+	CHECK(engine_clear(e, g->pid) == 0);
+	exec_as(g, "/usr/bin/tool");
+	x = fork_of(&procs[0]);
+	deliver(n_events - 1);
+	CHECK(!has_group(g->pid, "beta") && cookie_of(g) == 0); /* before the caught-up: right */
+	deliver(n_events);
+	CHECK(has_group(c->pid, "beta") && cookie_of(c) == cookie_of(b));
+	CHECK(!has_group(g->pid, "beta") && cookie_of(g) == 0);
+out:
+	e = engine_free(e);
+}
+
+/* A5. A reload before the caught-up removes the group gamma that claimed
+ * the helper's child g: g is let go, to 0 and no key, and the caught-up
+ * then puts it in beta. Event path: g in gamma, gamma removed: 0. */
+static void test_startup_reload_before_caught_up(void)
+{
+	struct fproc *b, *c, *g, *x;
+
+	b = startup_window("[Group beta]\nMatchExe=/usr/bin/beta\n[Group gamma]\nMatchExe=/usr/bin/gamma\n",
+			   "/usr/bin/beta", false, &c);
+	if (!b)
+		goto out;
+	g = fork_of(c);
+	if (g)
+		exec_as(g, "/usr/bin/gamma");
+	x = fork_of(&procs[0]);
+	CHECK(g && x);
+	if (!g || !x)
+		goto out;
+	deliver(n_events - 1);
+	CHECK(has_group(g->pid, "gamma"));
+	conf_free(engine_set_conf(e, load_text("[Group beta]\nMatchExe=/usr/bin/beta\n")));
+	CHECK(!has_group(g->pid, "gamma") && cookie_of(g) == 0);
+	deliver(n_events);
+	CHECK(has_group(c->pid, "beta") && cookie_of(c) == cookie_of(b));
+	CHECK(!has_group(g->pid, "beta") && cookie_of(g) == 0);
+out:
+	e = engine_free(e);
+}
+
+/* A6. Reparenting: c's child d runs a program a trusted group claims,
+ * and forks h, which runs an unclaimed tool (a trusted key keeps
+ * nothing: 0). d exits and h is reparented to c (c a subreaper). The
+ * caught-up's for_each_child lists h as c's child and puts it in beta.
+ * Event path: h was never beta's. */
+static void test_startup_caught_up_leaves_reparented(void)
+{
+	struct fproc *b, *c, *d, *h, *x;
+
+	b = startup_window("[Group beta]\nMatchExe=/usr/bin/beta\n[Group sys]\nMatchExe=/usr/bin/sys\nTrusted=yes\n",
+			   "/usr/bin/beta", false, &c);
+	if (!b)
+		goto out;
+	d = fork_of(c);
+	if (d)
+		exec_as(d, "/usr/bin/sys");
+	h = d ? fork_of(d) : NULL;
+	if (h)
+		exec_as(h, "/usr/bin/tool");
+	CHECK(d && h);
+	if (!d || !h)
+		goto out;
+	op_exit(d);
+	h->ppid = c->pid; /* PR_SET_CHILD_SUBREAPER */
+	x = fork_of(&procs[0]);
+	deliver(n_events - 1);
+	(void)x;
+	deliver(n_events);
+	CHECK(has_group(c->pid, "beta") && cookie_of(c) == cookie_of(b));
+	CHECK(!has_group(h->pid, "beta") && cookie_of(h) == 0);
+out:
+	e = engine_free(e);
+}
+
 /* A daemon with a state file, in a directory of its own. */
 static char scen_dir[64];
 
@@ -6952,6 +7136,12 @@ int main(void)
 	RUN(test_startup_parent_rename_before_caught_up);
 	RUN(test_startup_forks_unsure_full);
 	RUN(test_startup_fork_event_of_earlier_process);
+	RUN(test_startup_caught_up_per_process_helper_child);
+	RUN(test_startup_caught_up_helper_chain);
+	RUN(test_startup_parent_exec_read_fails);
+	RUN(test_startup_caught_up_leaves_cleared_child);
+	RUN(test_startup_reload_before_caught_up);
+	RUN(test_startup_caught_up_leaves_reparented);
 	RUN(test_sched_ext);
 	RUN(test_exposure);
 	RUN(test_window);

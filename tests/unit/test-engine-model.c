@@ -3089,45 +3089,10 @@ static void fork_in_walk_window(struct fproc *init)
 	forked_on_read = c;
 }
 
-static void test_startup_fork_before_the_walk_reads_the_parent(void)
-{
-	for (int job = 0; job < 2; job++) {
-		struct fproc *b, *c;
-
-		reset();
-		boot();
-		b = spawn(job ? "/bin/sh" : "/usr/bin/beta", 0);
-		for (size_t i = 0; i < n_events; i++) /* before the daemon subscribed */
-			taken(i, true);
-		n_events = 0;
-		e = NULL;
-		CHECK(b && engine_new_sys(&fake, 1, &e) == 0);
-		if (!b || !e)
-			return;
-		engine_set_conf(e, load_text("[Group beta]\nMatchExe=/usr/bin/beta\n"));
-		window_parent = b;
-		window_exec = job ? "/usr/bin/beta" : NULL;
-		forked_on_read = NULL;
-		after_read_pid = procs[0].pid; /* init: read before b */
-		after_read = fork_in_walk_window;
-		engine_scan(e, true, false);
-		c = forked_on_read;
-		CHECK(c != NULL && engine_task(e, c->pid) == NULL); /* the walk did not meet it */
-		deliver(n_events);
-		CHECK(has_group(b->pid, "beta") && cookie_of(b) != 0);
-		if (job)
-			CHECK(c && !has_group(c->pid, "beta") && cookie_of(c) == 0);
-		else
-			CHECK(c && has_group(c->pid, "beta") && cookie_of(c) == cookie_of(b));
-		e = engine_free(e);
-	}
-}
-
-/* Start-up as in test_startup_fork_before_the_walk_reads_the_parent: b runs
- * b_exe since before the subscription; the walk reads init, then (hook)
- * b forks c, which runs /usr/bin/helper (job: c stays the shell and b
- * execs window_exec), then the walk reads b. */
-static struct fproc *startup_window(const char *conf_text, const char *b_exe, bool job, struct fproc **ret_c)
+/* A daemon about to start: b runs b_exe (as uid 1000) since before the
+ * daemon subscribed (its events are not queued), the daemon is made and
+ * given conf_text, and nothing is scanned yet. NULL where that failed. */
+static struct fproc *started_before(const char *conf_text, const char *b_exe)
 {
 	struct fproc *b;
 
@@ -3142,24 +3107,52 @@ static struct fproc *startup_window(const char *conf_text, const char *b_exe, bo
 	if (!b || !e)
 		return NULL;
 	engine_set_conf(e, load_text(conf_text));
+	return b;
+}
+
+/* started_before(), then the start-up walk: it reads init, then (hook) b
+ * forks c, which runs /usr/bin/helper (job: c stays the shell and b execs
+ * /usr/bin/beta), then the walk reads b. c is not met by the walk. */
+static struct fproc *startup_window(const char *conf_text, const char *b_exe, bool job, struct fproc **ret_c)
+{
+	struct fproc *b = started_before(conf_text, b_exe);
+
+	*ret_c = NULL;
+	if (!b)
+		return NULL;
 	window_parent = b;
 	window_exec = job ? "/usr/bin/beta" : NULL;
 	forked_on_read = NULL;
-	after_read_pid = procs[0].pid;
+	after_read_pid = procs[0].pid; /* init: read before b */
 	after_read = fork_in_walk_window;
 	engine_scan(e, true, false);
 	*ret_c = forked_on_read;
-	CHECK(*ret_c && engine_task(e, (*ret_c)->pid) == NULL);
+	CHECK(*ret_c && engine_task(e, (*ret_c)->pid) == NULL); /* the walk did not meet it */
 	return *ret_c ? b : NULL;
 }
 
-/* R1. Events lost at start-up (ENOBUFS) after the job's fork was taken:
- * the shell's exec event is among the lost, the resync clears
- * loss_unscanned, and the caught-up that follows re-dates the shell to
- * walk_start_ns: the job, forked while the parent ran /bin/sh, joins
- * beta. engine_caught_up()'s "a loss: the rescan judges them" does not
- * hold once the rescan ran first (main.c: drain_then_resync, then the next
- * on_procmon finds the queue empty). */
+static void test_startup_fork_before_the_walk_reads_the_parent(void)
+{
+	for (int job = 0; job < 2; job++) {
+		struct fproc *b, *c;
+
+		b = startup_window("[Group beta]\nMatchExe=/usr/bin/beta\n", job ? "/bin/sh" : "/usr/bin/beta", job, &c);
+		if (b) {
+			deliver(n_events);
+			CHECK(has_group(b->pid, "beta") && cookie_of(b) != 0);
+			if (job)
+				CHECK(!has_group(c->pid, "beta") && cookie_of(c) == 0);
+			else
+				CHECK(has_group(c->pid, "beta") && cookie_of(c) == cookie_of(b));
+		}
+		e = engine_free(e);
+	}
+}
+
+/* Events lost at start-up after a job's fork was taken, the shell's exec
+ * among them: the rescan runs before the queue is found empty, and what
+ * the walk dated cannot be told from what the shell ran since. The job,
+ * forked while the shell ran /bin/sh, stays out of beta. */
 static void test_startup_loss_before_caught_up_keeps_job_out(void)
 {
 	struct fproc *b, *c;
@@ -3177,10 +3170,8 @@ out:
 	e = engine_free(e);
 }
 
-/* R2. UnmatchedExec=clear: a member's helper returns to 0 (its exec
- * clears it; engine_judge_unseen_helper() and per_process_helper() both
- * refuse under clear). The caught-up's engine_judge_child() -> follows()
- * puts it in the member's key all the same, after its exec was taken. */
+/* UnmatchedExec=clear: a member's helper returns to 0 at its exec, which
+ * was taken before the caught-up: the caught-up leaves it there. */
 static void test_startup_caught_up_under_unmatched_clear(void)
 {
 	struct fproc *b, *c;
@@ -3196,11 +3187,9 @@ out:
 	e = engine_free(e);
 }
 
-/* R3. The helper forks a child (also a helper) before the caught-up,
- * here after the walk: the child's fork event finds its parent in no
- * key, and the caught-up re-judges only the recorded helper. The kernel
- * gave the grandchild cookie 0; nobody fixes it. Had the daemon seen it
- * happen, both would carry beta's cookie. */
+/* The helper forks a child (a helper too) before the caught-up, whose fork
+ * event finds its parent in no key: the caught-up takes it with the
+ * helper, both sticky, as the event path would have. */
 static void test_startup_caught_up_takes_grandchildren(void)
 {
 	struct fproc *b, *c, *g;
@@ -3219,12 +3208,9 @@ out:
 	e = engine_free(e);
 }
 
-/* R4. The member renames itself (PR_SET_NAME; any thread's rename sends
- * a COMM event for the tgid) after the walk and before the caught-up: the
- * COMM event goes through handle_process(), which clears since_walk and
- * dates the program at the rename. The helper forked in the window is
- * left at 0 (a re-exec of the same program, or a gid change, does the
- * same). */
+/* The member renames itself (a COMM event) after the walk and before the
+ * caught-up: a rename is no new program, and the helper forked in the
+ * window still joins. */
 static void test_startup_parent_rename_before_caught_up(void)
 {
 	struct fproc *b, *c;
@@ -3247,20 +3233,12 @@ static void test_startup_forks_unsure_full(void)
 {
 	struct fproc *b, *c;
 
-	reset();
-	boot();
-	b = spawn("/usr/bin/beta", 1000);
-	for (size_t i = 0; i < n_events; i++)
-		taken(i, true);
-	n_events = 0;
-	e = NULL;
-	CHECK(b && engine_new_sys(&fake, 1, &e) == 0);
-	if (!b || !e)
+	b = started_before("[Group beta]\nMatchExe=/usr/bin/beta\n", "/usr/bin/beta");
+	if (!b)
 		return;
 	e->forks_unsure = calloc(ENGINE_FORKS_UNSURE, sizeof(*e->forks_unsure)); /* pid 0: none */
 	CHECK(e->forks_unsure != NULL);
 	e->n_forks_unsure = e->max_forks_unsure = e->forks_unsure ? ENGINE_FORKS_UNSURE : 0;
-	engine_set_conf(e, load_text("[Group beta]\nMatchExe=/usr/bin/beta\n"));
 	window_parent = b;
 	window_exec = NULL;
 	forked_on_read = NULL;
@@ -3275,14 +3253,11 @@ static void test_startup_forks_unsure_full(void)
 	e = engine_free(e);
 }
 
-/* R6. Pid reuse (commit 61b3b7e): h, a helper of the beta member m (sticky
- * in beta at the adoption), forks A after the subscription; A exits and
- * its pid goes to B, forked by alice's other shell, which runs the same
- * helper. The walk reads B (scan_ppid = that shell). A's fork event, taken
- * first, names h: on_fork() finds B under the pid with the same start
- * (r == 0), scan_ppid != parent_tgid and a parent known, and judges B as
- * h's child: follows() -> engine_same_program(h, B) -> B joins beta. Before
- * the commit the walk left scan_ppid 0 and B was left alone. */
+/* Pid reuse: h, the adoption's sticky helper of the beta member m, forks
+ * A after the subscription; A exits and its pid goes to B, forked by
+ * another shell, running the same helper. The walk reads B; A's fork
+ * event, taken after, names h: the walk's word stands against another
+ * parent, and B stays out of beta. */
 static void test_startup_fork_event_of_earlier_process(void)
 {
 	struct fproc *m, *h, *a, *b, *sh;
@@ -3327,11 +3302,8 @@ out:
 
 /* ---- the start-up deferral: what its review staged ---- */
 
-/* A1. Per=process: the caught-up gives the helper c a key of its own in
- * beta (per_process_helper, sticky), but take_helper_child() asks
- * engine_judge_unseen_helper(), which refuses Per=process keys: c's child
- * g, forked before the caught-up, stays at 0. Had the daemon seen it
- * happen, g would share c's key (follows: the parent's program). */
+/* Per=process: the caught-up gives the helper c a key of its own, and c's
+ * child g, forked before the caught-up, joins c's key, as at its fork. */
 static void test_startup_caught_up_per_process_helper_child(void)
 {
 	struct fproc *b, *c, *g = NULL;
@@ -3348,9 +3320,8 @@ out:
 	e = engine_free(e);
 }
 
-/* A2. HELPER_DEPTH_MAX: a chain of ten forks below the helper (a shell
- * running a build, say) before the caught-up: the ninth and tenth stay
- * at 0. */
+/* A chain of ten forks below the helper (a shell running a build) before
+ * the caught-up: every level joins. */
 static void test_startup_caught_up_helper_chain(void)
 {
 	struct fproc *b, *c, *chain[10] = { 0 };
@@ -3373,29 +3344,16 @@ out:
 	e = engine_free(e);
 }
 
-/* A3. A shell forks a job and then execs a member's program, both during
- * the walk's read of it (the read shows the member's program). The
- * exec's event is newer than the read's start, so handle_process() reads
- * the shell again, and that read fails (not ESRCH): change_unread() keeps
- * since_walk, and the caught-up re-dates the member's program to
- * walk_start_ns: the job, forked while the shell ran /bin/sh, joins beta
- * (test_startup_fork_before_the_walk_reads_the_parent's job case, where
- * the read succeeds, leaves it out). */
+/* A shell forks a job and then execs a member's program, both during the
+ * walk's read of it. The read at the exec event fails (not ESRCH): what
+ * the shell runs since is not known, and the job stays out of beta. */
 static void test_startup_parent_exec_read_fails(void)
 {
 	struct fproc *b, *c;
 
-	reset();
-	boot();
-	b = spawn("/bin/sh", 1000);
-	for (size_t i = 0; i < n_events; i++) /* before the daemon subscribed */
-		taken(i, true);
-	n_events = 0;
-	e = NULL;
-	CHECK(b && engine_new_sys(&fake, 1, &e) == 0);
-	if (!b || !e)
+	b = started_before("[Group beta]\nMatchExe=/usr/bin/beta\n", "/bin/sh");
+	if (!b)
 		return;
-	engine_set_conf(e, load_text("[Group beta]\nMatchExe=/usr/bin/beta\n"));
 	forked_on_read = NULL;
 	fork_on_read = b->pid; /* forks c, then execs beta, during the walk's read */
 	exec_on_read_exe = "/usr/bin/beta";
@@ -3416,11 +3374,9 @@ out:
 	e = engine_free(e);
 }
 
-/* A4. take_helper_child() does not look at placed_ns: the helper's child
- * g is cleared by a request (cleared), then runs another program, which
- * ends the clear (the rules again: nothing claims it, nothing to keep).
- * The caught-up then puts it in beta. Event path: g in beta, cleared to
- * 0, exec of an unclaimed program: stays 0. */
+/* The helper's child g is cleared by a request, then runs an unclaimed
+ * program (which ends the clear): the caught-up leaves it at 0, as the
+ * event path would. */
 static void test_startup_caught_up_leaves_cleared_child(void)
 {
 	struct fproc *b, *c, *g, *x;
@@ -3446,9 +3402,8 @@ out:
 	e = engine_free(e);
 }
 
-/* A5. A reload before the caught-up removes the group gamma that claimed
- * the helper's child g: g is let go, to 0 and no key, and the caught-up
- * then puts it in beta. Event path: g in gamma, gamma removed: 0. */
+/* A reload before the caught-up removes the group gamma the helper's
+ * child g was in: g is let go (0), and the caught-up leaves it there. */
 static void test_startup_reload_before_caught_up(void)
 {
 	struct fproc *b, *c, *g, *x;
@@ -3475,11 +3430,9 @@ out:
 	e = engine_free(e);
 }
 
-/* A6. Reparenting: c's child d runs a program a trusted group claims,
- * and forks h, which runs an unclaimed tool (a trusted key keeps
- * nothing: 0). d exits and h is reparented to c (c a subreaper). The
- * caught-up's for_each_child lists h as c's child and puts it in beta.
- * Event path: h was never beta's. */
+/* c's child d runs a trusted group's program and forks h, which runs an
+ * unclaimed tool; d exits and h is reparented to c (a subreaper). h was
+ * never beta's, and its fork event names d: the caught-up leaves it. */
 static void test_startup_caught_up_leaves_reparented(void)
 {
 	struct fproc *b, *c, *d, *h, *x;

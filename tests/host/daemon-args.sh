@@ -37,7 +37,7 @@ fi
 # Lock= where nothing can lock: loads, with a warning naming the place.
 printf '[Group plain]\nLock=yes\n[Group ruled]\nMatchComm=x\nLock=yes\n' > "$cfg/coreschedd.conf"
 out=$("$d" --config-dir "$cfg" --check-config 2>&1 >/dev/null); rc=$?
-result lock-rule-warns 0 "^coreschedd: warning: $cfg/coreschedd.conf:3: \[Group ruled\] Lock=yes locks only what 'coresched run -g ruled' starts" $rc "$out"
+result lock-rule-warns 0 "^coreschedd: warning: $cfg/coreschedd.conf:5: \[Group ruled\] Lock=yes locks only what 'coresched run -g ruled' starts" $rc "$out"
 n=$(grep -c 'warning:' <<<"$out")
 result lock-launcher-only-no-warning 0 '^1$' 0 "$n"
 printf '[Container]\nLock=yes\n' > "$cfg/coreschedd.conf"

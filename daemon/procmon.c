@@ -13,6 +13,7 @@
 #include <errno.h>
 #include <poll.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <time.h>
@@ -20,6 +21,7 @@
 
 #include <linux/cn_proc.h>
 #include <linux/connector.h>
+#include <linux/filter.h>
 #include <linux/netlink.h>
 
 #include "sched_core.h" /* sc_fault */
@@ -447,6 +449,27 @@ static int filter_acks(int fd, uint32_t ack)
 	return r;
 }
 
+int procmon_drop_acks(int fd)
+{
+	/* Where the event's kind is: one message per datagram, as the kernel
+	 * sends them. BPF loads are big-endian; PROC_EVENT_NONE is 0 in any
+	 * order. A datagram too short to hold it is kept, for the decoder to
+	 * report. */
+	enum { WHAT = NLMSG_HDRLEN + sizeof(struct cn_msg) + offsetof(struct proc_event, what) };
+	struct sock_filter code[] = {
+		BPF_STMT(BPF_LD | BPF_W | BPF_LEN, 0),
+		BPF_JUMP(BPF_JMP | BPF_JGE | BPF_K, WHAT + sizeof(uint32_t), 1, 0),
+		BPF_STMT(BPF_RET | BPF_K, 0xffffffff),
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, WHAT),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, PROC_EVENT_NONE, 0, 1),
+		BPF_STMT(BPF_RET | BPF_K, 0),
+		BPF_STMT(BPF_RET | BPF_K, 0xffffffff),
+	};
+	struct sock_fprog prog = { .len = sizeof(code) / sizeof(code[0]), .filter = code };
+
+	return setsockopt(fd, SOL_SOCKET, SO_ATTACH_FILTER, &prog, sizeof(prog)) < 0 ? -errno : 0;
+}
+
 static int subscribe(int fd, unsigned rcvbuf)
 {
 	struct sockaddr_nl addr = { .nl_family = AF_NETLINK, .nl_groups = CN_IDX_PROC };
@@ -471,6 +494,11 @@ static int subscribe(int fd, unsigned rcvbuf)
 	r = wait_ack(fd, addr.nl_pid);
 	if (r < 0)
 		return r;
+	/* Its own ack taken, the socket takes no more: before 6.6 the
+	 * kernel has no other way to keep them off (filter_acks() then does
+	 * nothing), and an ack to anyone's request, refused or not, is sent
+	 * to every listener. A failure leaves them to filter_acks(). */
+	(void)procmon_drop_acks(fd);
 	return filter_acks(fd, addr.nl_pid + 1);
 }
 

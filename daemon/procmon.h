@@ -72,6 +72,9 @@ int procmon_drain(int fd, size_t max_datagrams);
  * report. A poll loop calls procmon_receive() again, without waiting for
  * POLLIN, while this holds. Process-wide state: one socket per process. */
 bool procmon_pending(int fd);
+/* Attach to fd a socket filter that drops the proc connector's acks
+ * (procmon_open() does, once its own subscription is acked): 0 or -errno. */
+int procmon_drop_acks(int fd);
 /* Nothing to take: no event held and no message queued on fd. */
 bool procmon_empty(int fd);
 

@@ -878,6 +878,88 @@ static void procmon_live_foreign_acks(int fd)
 	CHECK(missing >= 1 && !fork_before_missing);
 }
 
+/* A request to the proc connector from socket s: op, acked to everyone. */
+static bool mcast_request(int s, uint32_t op)
+{
+	struct {
+		struct nlmsghdr nh;
+		struct cn_msg cn;
+		uint32_t op;
+	} __attribute__((packed)) req = {
+		.nh = { .nlmsg_len = sizeof(req), .nlmsg_type = NLMSG_DONE },
+		.cn = { .id = { CN_IDX_PROC, CN_VAL_PROC }, .len = sizeof(uint32_t) },
+		.op = op,
+	};
+	struct sockaddr_nl kernel = { .nl_family = AF_NETLINK };
+
+	return sendto(s, &req, sizeof(req), 0, (struct sockaddr *)&kernel, sizeof(kernel)) == sizeof(req);
+}
+
+/* The acks and the events of child queued on s within 500 ms. */
+static void count_queued(int s, pid_t child, int *ret_acks, int *ret_child)
+{
+	_Alignas(struct nlmsghdr) unsigned char buf[1024];
+	int64_t deadline = now_ms() + 500;
+	ssize_t n;
+
+	*ret_acks = *ret_child = 0;
+	while (now_ms() < deadline) {
+		const struct proc_event *ev = (const void *)(buf + NLMSG_HDRLEN + sizeof(struct cn_msg));
+
+		n = recv(s, buf, sizeof(buf), MSG_DONTWAIT);
+		if (n < 0) {
+			poll(&(struct pollfd){ .fd = s, .events = POLLIN }, 1, 50);
+			continue;
+		}
+		if ((size_t)n < NLMSG_HDRLEN + sizeof(struct cn_msg) + sizeof(*ev))
+			continue;
+		*ret_acks += ev->what == PROC_EVENT_NONE;
+		*ret_child += ev->what == PROC_EVENT_FORK && ev->event_data.fork.child_tgid == child;
+	}
+}
+
+/* procmon_drop_acks() on a socket subscribed as before 6.6 (no event
+ * filter: the kernel sends it every ack): the acks of 50 requests from
+ * another socket come before it, none after, and a child's fork still
+ * comes. */
+static void procmon_live_drop_acks(void)
+{
+	struct sockaddr_nl addr = { .nl_family = AF_NETLINK, .nl_groups = CN_IDX_PROC };
+	int s = socket(PF_NETLINK, SOCK_DGRAM | SOCK_CLOEXEC, NETLINK_CONNECTOR);
+	int o = socket(PF_NETLINK, SOCK_DGRAM | SOCK_CLOEXEC, NETLINK_CONNECTOR);
+	int before, after, forks, status, sent = 0;
+	pid_t pid;
+
+	CHECK(s >= 0 && o >= 0 && bind(s, (struct sockaddr *)&addr, sizeof(addr)) == 0);
+	if (s < 0 || o < 0)
+		goto out;
+	CHECK(mcast_request(s, PROC_CN_MCAST_LISTEN));
+	count_queued(s, 0, &before, &forks); /* its own ack, and whatever else */
+	for (int i = 0; i < 50; i++)
+		sent += mcast_request(o, PROC_CN_MCAST_IGNORE);
+	count_queued(s, 0, &before, &forks);
+	CHECK(procmon_drop_acks(s) == 0);
+	for (int i = 0; i < 50; i++)
+		sent += mcast_request(o, PROC_CN_MCAST_IGNORE);
+	pid = fork();
+	if (pid == 0)
+		_exit(0);
+	CHECK(pid > 0 && waitpid(pid, &status, 0) == pid);
+	count_queued(s, pid, &after, &forks);
+	fprintf(stderr, "  (50 acks before the filter: %d taken; 50 after: %d taken; the child's fork: %d)\n", before,
+		after, forks);
+	CHECK(sent == 100);
+	CHECK(before >= 50);
+	CHECK(after == 0);
+	CHECK(forks == 1);
+	(void)mcast_request(s, PROC_CN_MCAST_IGNORE); /* the listener count, as it was */
+out:
+	if (s >= 0)
+		close(s);
+	if (o >= 0)
+		close(o);
+}
+
 /* One live case on a socket of its own with a 4 KiB buffer. */
 static void run_small(const char *name, void (*fn)(int fd))
 {
@@ -921,6 +1003,10 @@ static void run_live(void)
 	unit_total_failed += unit_case_failed;
 
 	run_small("procmon_live_drain", procmon_live_drain);
+	unit_case_failed = 0;
+	procmon_live_drop_acks();
+	printf("%s: unit/procmon_live_drop_acks\n", unit_case_failed ? "FAIL" : "PASS");
+	unit_total_failed += unit_case_failed;
 	if (!kernel_filters_acks()) {
 		printf("SKIP: unit/procmon_live_foreign_acks: before Linux 6.6 the kernel sends every listener "
 		       "every ack\n");

@@ -177,9 +177,10 @@ static int on_missing_due(sd_event_source *s, uint64_t usec, void *userdata)
 /* A number missing from the kernel's count of its messages: nothing
  * queued was lost (no drain), and the events from the message that
  * showed it on wait in procmon until the loss is noted. The missing one
- * was an event the kernel could not allocate, or (from Linux 6.6) an ack
- * to another program's subscription, which this socket does not take
- * (procmon_open()): a rescan at once, unless the last one for missing
+ * was an event the kernel could not allocate, or an ack to another
+ * program's subscription, which this socket does not take (the kernel
+ * does not send it from Linux 6.6, the socket's filter drops it on any
+ * kernel: procmon_open()): a rescan at once, unless the last one for missing
  * numbers ended too lately (rescan_for_missing()); then the loss is
  * noted and the rescan comes when that time is up, whatever else goes
  * missing meanwhile. Logged at the first, then once a minute at most,
@@ -192,7 +193,7 @@ static void note_missing(struct daemon *d)
 	if (!d->missing_logged_usec || now >= d->missing_logged_usec + MISSING_LOG_USEC) {
 		log_notice("%llu message(s) missing from the kernel's numbering of process events%s: an event the "
 			   "kernel could not allocate (it reports no such loss), or its answer to another program's "
-			   "subscription, which it does not send this daemon (Linux 6.6 and later); rescanning "
+			   "subscription, which this daemon does not take; rescanning "
 			   "at most once a second, and a fifth of the time, while they go on",
 			   d->missing_unlogged, d->missing_logged_usec ? " in the last minute" : "");
 		d->missing_logged_usec = now;

@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/* cs-acks SECONDS: ask the proc connector to IGNORE, again and again, for
- * SECONDS, from a socket that subscribes to nothing; prints "sent=N
- * errors=N". Any user may send such a request (before Linux 6.6 it is
- * refused), and the kernel multicasts each answer, an ack, to every
- * listener: what an unprivileged user can throw at coreschedd. An IGNORE
- * from a socket never subscribed changes no listener count. */
+/* cs-acks SECONDS: send the proc connector a request for no operation,
+ * again and again, for SECONDS, from a socket that subscribes to nothing;
+ * prints "sent=N errors=N". Any user may send such a request, and the
+ * kernel multicasts each answer, an ack (here a refusal, EINVAL; before
+ * Linux 6.6 an unprivileged user's is refused with EPERM), to every
+ * listener: what an unprivileged user can throw at coreschedd. No
+ * operation changes no listener count on any kernel (an IGNORE from root
+ * lowers it before 6.6, subscribed or not). */
 #include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -27,7 +29,7 @@ int main(int argc, char **argv)
 	} __attribute__((packed)) req = {
 		.nh = { .nlmsg_len = sizeof(req), .nlmsg_type = NLMSG_DONE },
 		.cn = { .id = { CN_IDX_PROC, CN_VAL_PROC }, .len = sizeof(uint32_t) },
-		.op = PROC_CN_MCAST_IGNORE,
+		.op = 0x7fffffffu, /* no such operation */
 	};
 	struct sockaddr_nl kernel = { .nl_family = AF_NETLINK };
 	struct timespec t0, t;

@@ -790,6 +790,29 @@ static void procmon_live_batches(int fd)
 	CHECK(b.forged == 0);
 }
 
+/* A request to the proc connector from socket s: op, answered (acked) to
+ * every listener. OP_NONE is no operation: refused (EINVAL), it changes no
+ * listener count on any kernel, where an IGNORE from root lowers the
+ * count before Linux 6.6 whether the socket listened or not (and at 0,
+ * the kernel sends nobody any event). */
+#define OP_NONE 0x7fffffffu
+
+static bool mcast_request(int s, uint32_t op)
+{
+	struct {
+		struct nlmsghdr nh;
+		struct cn_msg cn;
+		uint32_t op;
+	} __attribute__((packed)) req = {
+		.nh = { .nlmsg_len = sizeof(req), .nlmsg_type = NLMSG_DONE },
+		.cn = { .id = { CN_IDX_PROC, CN_VAL_PROC }, .len = sizeof(uint32_t) },
+		.op = op,
+	};
+	struct sockaddr_nl kernel = { .nl_family = AF_NETLINK };
+
+	return sendto(s, &req, sizeof(req), 0, (struct sockaddr *)&kernel, sizeof(kernel)) == sizeof(req);
+}
+
 /* The kernel is 6.6 or later (it takes a struct proc_input). */
 static bool kernel_filters_acks(void)
 {
@@ -811,16 +834,6 @@ static bool kernel_filters_acks(void)
  * message (the caller notes the loss before it takes the fork). */
 static void procmon_live_foreign_acks(int fd)
 {
-	struct { /* nlmsghdr, cn_msg, op: an IGNORE, which changes no count */
-		struct nlmsghdr nh;
-		struct cn_msg cn;
-		uint32_t op;
-	} __attribute__((packed)) req = {
-		.nh = { .nlmsg_len = sizeof(req), .nlmsg_type = NLMSG_DONE },
-		.cn = { .id = { CN_IDX_PROC, CN_VAL_PROC }, .len = sizeof(uint32_t) },
-		.op = PROC_CN_MCAST_IGNORE,
-	};
-	struct sockaddr_nl kernel = { .nl_family = AF_NETLINK };
 	struct child_events c = { 0 };
 	struct pollfd pfd = { .fd = fd, .events = POLLIN };
 	int s, sent = 0, nobufs = 0, missing = 0, r, status, cpu = sched_getcpu();
@@ -848,7 +861,7 @@ static void procmon_live_foreign_acks(int fd)
 	if (s < 0)
 		return;
 	for (int i = 0; i < 2000; i++)
-		sent += sendto(s, &req, sizeof(req), 0, (struct sockaddr *)&kernel, sizeof(kernel)) == sizeof(req);
+		sent += mcast_request(s, OP_NONE);
 	close(s);
 	CHECK(sent == 2000);
 	pid = fork();
@@ -876,23 +889,6 @@ static void procmon_live_foreign_acks(int fd)
 	CHECK(nobufs == 0);
 	CHECK(c.fork && c.exit);
 	CHECK(missing >= 1 && !fork_before_missing);
-}
-
-/* A request to the proc connector from socket s: op, acked to everyone. */
-static bool mcast_request(int s, uint32_t op)
-{
-	struct {
-		struct nlmsghdr nh;
-		struct cn_msg cn;
-		uint32_t op;
-	} __attribute__((packed)) req = {
-		.nh = { .nlmsg_len = sizeof(req), .nlmsg_type = NLMSG_DONE },
-		.cn = { .id = { CN_IDX_PROC, CN_VAL_PROC }, .len = sizeof(uint32_t) },
-		.op = op,
-	};
-	struct sockaddr_nl kernel = { .nl_family = AF_NETLINK };
-
-	return sendto(s, &req, sizeof(req), 0, (struct sockaddr *)&kernel, sizeof(kernel)) == sizeof(req);
 }
 
 /* The acks and the events of child queued on s within 500 ms. */
@@ -936,11 +932,11 @@ static void procmon_live_drop_acks(void)
 	CHECK(mcast_request(s, PROC_CN_MCAST_LISTEN));
 	count_queued(s, 0, &before, &forks); /* its own ack, and whatever else */
 	for (int i = 0; i < 50; i++)
-		sent += mcast_request(o, PROC_CN_MCAST_IGNORE);
+		sent += mcast_request(o, OP_NONE);
 	count_queued(s, 0, &before, &forks);
 	CHECK(procmon_drop_acks(s) == 0);
 	for (int i = 0; i < 50; i++)
-		sent += mcast_request(o, PROC_CN_MCAST_IGNORE);
+		sent += mcast_request(o, OP_NONE);
 	pid = fork();
 	if (pid == 0)
 		_exit(0);

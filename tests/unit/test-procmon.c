@@ -813,6 +813,29 @@ static bool mcast_request(int s, uint32_t op)
 	return sendto(s, &req, sizeof(req), 0, (struct sockaddr *)&kernel, sizeof(kernel)) == sizeof(req);
 }
 
+static void count_event(void *userdata, const struct procmon_event *ev)
+{
+	(void)ev;
+	(*(int *)userdata)++;
+}
+
+/* How many events other processes make on fd in ms milliseconds. */
+static int background_events(int fd, int ms)
+{
+	int64_t deadline = now_ms() + ms;
+	int n = 0;
+
+	while (now_ms() < deadline) {
+		if (!procmon_pending(fd))
+			poll(&(struct pollfd){ .fd = fd, .events = POLLIN }, 1, 20);
+		(void)procmon_receive(fd, 64, count_event, &n);
+	}
+	return n;
+}
+
+/* A live case that cannot judge on this host says why (run_small()). */
+static char skip_reason[160];
+
 /* The kernel is 6.6 or later (it takes a struct proc_input). */
 static bool kernel_filters_acks(void)
 {
@@ -856,6 +879,16 @@ static void procmon_live_foreign_acks(int fd)
 	collect(fd, &c);
 	CHECK(c.fork && c.exit && !c.loss);
 	memset(&c, 0, sizeof(c));
+	/* Other processes' events fill a 4 KiB buffer too, on a busy host:
+	 * an overflow would not be the acks'. */
+	r = background_events(fd, 200);
+	fprintf(stderr, "  (other processes' events in 200 ms before the acks: %d)\n", r);
+	if (r > 20) {
+		snprintf(skip_reason, sizeof(skip_reason),
+			 "other processes made %d events in 200 ms, which overflow a 4 KiB buffer on their own", r);
+		CHECK(sched_setaffinity(0, sizeof(all), &all) == 0);
+		return;
+	}
 	s = socket(PF_NETLINK, SOCK_DGRAM | SOCK_CLOEXEC, NETLINK_CONNECTOR);
 	CHECK(s >= 0);
 	if (s < 0)
@@ -900,17 +933,18 @@ static void count_queued(int s, pid_t child, int *ret_acks, int *ret_child)
 
 	*ret_acks = *ret_child = 0;
 	while (now_ms() < deadline) {
-		const struct proc_event *ev = (const void *)(buf + NLMSG_HDRLEN + sizeof(struct cn_msg));
+		struct proc_event ev; /* copied out: the kernel's is at offset 36, not aligned */
 
 		n = recv(s, buf, sizeof(buf), MSG_DONTWAIT);
 		if (n < 0) {
 			poll(&(struct pollfd){ .fd = s, .events = POLLIN }, 1, 50);
 			continue;
 		}
-		if ((size_t)n < NLMSG_HDRLEN + sizeof(struct cn_msg) + sizeof(*ev))
+		if ((size_t)n < NLMSG_HDRLEN + sizeof(struct cn_msg) + sizeof(ev))
 			continue;
-		*ret_acks += ev->what == PROC_EVENT_NONE;
-		*ret_child += ev->what == PROC_EVENT_FORK && ev->event_data.fork.child_tgid == child;
+		memcpy(&ev, buf + NLMSG_HDRLEN + sizeof(struct cn_msg), sizeof(ev));
+		*ret_acks += ev.what == PROC_EVENT_NONE;
+		*ret_child += ev.what == PROC_EVENT_FORK && ev.event_data.fork.child_tgid == child;
 	}
 }
 
@@ -962,12 +996,17 @@ static void run_small(const char *name, void (*fn)(int fd))
 	int fd = procmon_open(4096);
 
 	unit_case_failed = 0;
+	skip_reason[0] = '\0';
 	if (fd < 0) {
 		fprintf(stderr, "  procmon_open(4096): %s\n", strerror(-fd));
 		CHECK(0);
 	} else {
 		fn(fd);
 		close(fd);
+	}
+	if (skip_reason[0] && !unit_case_failed) {
+		printf("SKIP: unit/%s: %s\n", name, skip_reason);
+		return;
 	}
 	printf("%s: unit/%s\n", unit_case_failed ? "FAIL" : "PASS", name);
 	unit_total_failed += unit_case_failed;

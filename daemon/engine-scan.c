@@ -316,9 +316,37 @@ void engine_note_fork_unsure(struct engine *e, const struct task *t, const struc
 				   .forked_ns = forked_ns };
 }
 
+static void forks_unsure_forget(struct engine *e)
+{
+	free(e->forks_unsure);
+	e->forks_unsure = NULL;
+	e->n_forks_unsure = e->max_forks_unsure = 0;
+}
+
 bool engine_awaits_empty_queue(const struct engine *e)
 {
 	return e->adopted && !e->walk_settled;
+}
+
+/* t, which p forked at forked_ns and which was judged on its own then,
+ * judged again as at that fork; where it joins p's key, what it runs now
+ * is judged as at its exec, taken before (a helper no group claims:
+ * sticky). Not one a request placed or cleared, nor one that has been in
+ * a key (what let it go, a reload, a clear, stands). True where it is in
+ * a key after. */
+static bool judge_again_at_fork(struct engine *e, struct task *t, struct task *p, uint64_t forked_ns)
+{
+	struct task *again;
+	struct procinfo pi;
+	bool changed;
+
+	if (t->keyed || t->origin != ORIGIN_NONE || t->cleared || t->placed_ns || t->released || t->cookie != 0 ||
+	    engine_examine(e, t->pid, &pi, &again, &changed) != 0 || again != t)
+		return false;
+	engine_judge_child(e, t, p, &pi, forked_ns);
+	if (t->key)
+		(void)engine_evaluate(e, t, false);
+	return t->key != NULL;
 }
 
 struct helper_children {
@@ -330,25 +358,16 @@ struct helper_children {
 
 /* A child the helper forked (its fork event says so) before it joined its
  * key carries cookie 0 from it, and was judged by a parent in no key: it
- * is judged again as at its fork, and what joins, its own children too.
- * Not one a request placed or cleared, nor one that has been in a key
- * (what let it go, a reload, a clear, stands). */
+ * is judged again as at its fork, and what joins, its own children too. */
 static int take_helper_child(void *userdata, pid_t pid)
 {
 	struct helper_children *hc = userdata;
-	struct task *g = engine_task(hc->e, pid), *again;
-	struct procinfo pi;
-	bool changed;
+	struct task *g = engine_task(hc->e, pid);
 
-	if (!g || g->fork_ppid != hc->parent->pid || !g->fork_ns || g->start < hc->parent->start || g->keyed ||
-	    g->origin != ORIGIN_NONE || g->cleared || g->placed_ns || g->released || g->cookie != 0 ||
-	    engine_examine(hc->e, pid, &pi, &again, &changed) != 0 || again != g)
+	if (!g || g->fork_ppid != hc->parent->pid || !g->fork_ns || g->start < hc->parent->start ||
+	    !judge_again_at_fork(hc->e, g, hc->parent, g->fork_ns))
 		return 0;
-	engine_judge_child(hc->e, g, hc->parent, &pi, g->fork_ns);
-	if (!g->key)
-		return 0;
-	(void)engine_evaluate(hc->e, g, false);
-	if (g->key && hc->n == hc->max) {
+	if (hc->n == hc->max) {
 		size_t n = hc->max ? 2 * hc->max : 16;
 		pid_t *q = reallocarray(hc->queue, n, sizeof(*q));
 
@@ -357,22 +376,18 @@ static int take_helper_child(void *userdata, pid_t pid)
 		hc->queue = q;
 		hc->max = n;
 	}
-	if (g->key)
-		hc->queue[hc->n++] = pid;
+	hc->queue[hc->n++] = pid;
 	return 0;
 }
 
-/* t joined its parent's key at the caught-up: its exec was taken before,
- * so what it runs now is judged as at that exec (a helper no group
- * claims: sticky); then the children it forked meanwhile, and theirs. */
+/* t joined its parent's key at the caught-up: the children it forked
+ * meanwhile, and theirs. */
 static void helper_joined(struct engine *e, struct task *t)
 {
-	struct helper_children hc = { .e = e };
+	struct helper_children hc = { .e = e, .parent = t };
 
-	(void)engine_evaluate(e, t, false);
-	if (!t->key || !e->sys->for_each_child)
+	if (!e->sys->for_each_child)
 		return;
-	hc.parent = t;
 	(void)SYS(e, for_each_child, t->pid, take_helper_child, &hc);
 	while (hc.n > 0) {
 		hc.parent = engine_task(e, hc.queue[--hc.n]);
@@ -396,9 +411,7 @@ void engine_caught_up(struct engine *e)
 	 * was taken already: nothing to join. */
 	for (size_t i = 0; i < e->n_forks_unsure && !e->conf->daemon.unmatched_clear; i++) {
 		const struct fork_unsure *f = &e->forks_unsure[i];
-		struct task *t = engine_task(e, f->pid), *p = engine_task(e, f->ppid), *again;
-		struct procinfo pi;
-		bool changed;
+		struct task *t = engine_task(e, f->pid), *p = engine_task(e, f->ppid);
 
 		if (!t || t->start != f->start || !p || p->start != f->pstart)
 			continue;
@@ -408,18 +421,11 @@ void engine_caught_up(struct engine *e)
 			p->since_ns = e->walk_start_ns;
 			p->since_walk = false;
 		}
-		/* Judged on its own at its fork, and nothing since: again,
-		 * by the parent's program as it is now dated. */
-		if (t->keyed || t->origin != ORIGIN_NONE || t->cleared || t->placed_ns || t->released || t->cookie != 0 ||
-		    engine_examine(e, f->pid, &pi, &again, &changed) != 0 || again != t)
-			continue;
-		engine_judge_child(e, t, p, &pi, f->forked_ns);
-		if (t->key)
+		/* Again, by the parent's program as it is now dated. */
+		if (judge_again_at_fork(e, t, p, f->forked_ns))
 			helper_joined(e, t);
 	}
-	free(e->forks_unsure);
-	e->forks_unsure = NULL;
-	e->n_forks_unsure = e->max_forks_unsure = 0;
+	forks_unsure_forget(e);
 }
 
 /* What failed while the walk had not yet read the rest (a Per=process
@@ -533,9 +539,7 @@ static void mark_loss(struct engine *e)
 	/* A parent's exec may be among the lost: what the walk dated cannot
 	 * be told from what it ran since; the children forked meanwhile stay
 	 * as judged at their forks. */
-	free(e->forks_unsure);
-	e->forks_unsure = NULL;
-	e->n_forks_unsure = e->max_forks_unsure = 0;
+	forks_unsure_forget(e);
 	e->walk_settled = e->adopted;
 	/* Fork events still awaited may be among the lost too. */
 	v = engine_snapshot(e->tasks, &n);

@@ -154,12 +154,18 @@ static void note_back_to_back(struct daemon *d)
 #define MISSING_RESCAN_SPAN 4
 #define MISSING_LOG_USEC 60000000ULL
 
+/* A rescan about to run covers the one set for missing numbers. */
+static void missing_rescan_cancel(struct daemon *d)
+{
+	if (d->missing_source)
+		(void)sd_event_source_set_enabled(d->missing_source, SD_EVENT_OFF);
+}
+
 static void rescan_for_missing(struct daemon *d)
 {
 	uint64_t start = monotonic_usec(), end, wait;
 
-	if (d->missing_source) /* this one covers a rescan already set */
-		(void)sd_event_source_set_enabled(d->missing_source, SD_EVENT_OFF);
+	missing_rescan_cancel(d);
 	(void)engine_resync(d->engine);
 	end = monotonic_usec();
 	wait = (end - start) * MISSING_RESCAN_SPAN;
@@ -226,9 +232,7 @@ static bool drain_then_resync(struct daemon *d, int fd)
 	d->resync_pending = false;
 	(void)engine_resync(d->engine);
 	d->resync_end_usec = monotonic_usec();
-	/* It stands for a rescan due for missing numbers too. */
-	if (d->missing_source)
-		(void)sd_event_source_set_enabled(d->missing_source, SD_EVENT_OFF);
+	missing_rescan_cancel(d); /* it stands for a rescan due for missing numbers too */
 	return true;
 }
 

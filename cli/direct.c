@@ -27,11 +27,18 @@ struct direct_args {
 	size_t n_pids;
 };
 
+/* PID 0 is the caller to the kernel: coresched itself, or its process
+ * group with -t pgid. util-linux refuses it; so does coreschedd. */
+static int parse_pid(const char *s, pid_t *ret)
+{
+	return cli_parse_pid(s, ret) < 0 || *ret == 0 ? -EINVAL : 0;
+}
+
 static int add_pid(struct direct_args *a, const char *s)
 {
 	pid_t pid;
 
-	if (cli_parse_pid(s, &pid) < 0)
+	if (parse_pid(s, &pid) < 0)
 		return cli_usage_error("invalid PID argument: '%s'", s);
 	if (a->n_pids >= MAX_PIDS)
 		return cli_usage_error("too many PIDs (at most %d)", MAX_PIDS);
@@ -46,12 +53,12 @@ static int parse_one(struct direct_args *a, int c, const char *arg)
 		if (a->has_src && a->n_pids > 0)
 			a->n_pids--; /* the last -s counts, as in util-linux */
 		a->has_src = true;
-		if (cli_parse_pid(arg, &a->src) < 0)
+		if (parse_pid(arg, &a->src) < 0)
 			return cli_usage_error("invalid PID argument: '%s'", arg);
 		return add_pid(a, arg);
 	case 'd':
 		a->has_dest = true;
-		if (cli_parse_pid(arg, &a->dest) < 0)
+		if (parse_pid(arg, &a->dest) < 0)
 			return cli_usage_error("invalid PID argument: '%s'", arg);
 		return 0;
 	case 't':

@@ -25,6 +25,14 @@ check new-not-both 1 'either -d PID or -- COMMAND' $cs new -d 1 -- true
 check new-no-source 1 'new does not take -s' $cs new -s 1 -d 2
 check bad-pid 1 "invalid PID argument: 'abc'" $cs get -s abc
 check negative-pid 1 "invalid PID argument: '-5'" $cs new -d -5
+# PID 0 is coresched itself to the kernel (its process group with -t
+# pgid): util-linux refuses it rather than succeed at changing nothing.
+check zero-dest 1 "invalid PID argument: '0'" $cs new -d 0
+check zero-dest-pgid 1 "invalid PID argument: '0'" $cs new -t pgid -d 0
+check zero-copy-dest 1 "invalid PID argument: '0'" $cs copy -d 0
+check zero-source 1 "invalid PID argument: '0'" $cs copy -s 0 -d 1
+check zero-get 1 "invalid PID argument: '0'" $cs get 0
+check zero-pre-source 1 "invalid PID argument: '00'" $cs -s 00
 check bad-type 1 "unsupported dest-type 'thread'" $cs new -t thread -d 1
 check empty-command 1 "no command after '--'" $cs new --
 check copy-needs-target 1 'either -d PID or -- COMMAND' $cs copy -s 1

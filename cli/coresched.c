@@ -260,11 +260,26 @@ static bool wants(int argc, char **argv, const char *s, const char *l)
 	return false;
 }
 
+/* As util-linux's close_stdout(): what could not be written (a full disk,
+ * a closed descriptor) fails the command, so that a script never takes
+ * missing output for success. A reader gone (EPIPE) is no error. */
+static void stdout_check(void)
+{
+	int err = fflush(stdout) == 0 ? 0 : errno;
+
+	if ((err == 0 && !ferror(stdout)) || err == EPIPE)
+		return;
+	fprintf(stderr, "coresched: write error%s%s\n", err ? ": " : "", err ? strerror(err) : "");
+	_exit(EXIT_FAILURE);
+}
+
 int main(int argc, char **argv)
 {
 	const struct cli_command *cmd;
 	int at = find_function(argc, argv);
 	char *name;
+
+	atexit(stdout_check);
 
 #ifdef CLI_FRONTEND
 	/* The full command line gets the arguments as given, not reordered. */

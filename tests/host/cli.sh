@@ -17,6 +17,11 @@ check() { # NAME EXPECTED_RC PATTERN COMMAND...
 check help 0 '^Usage:' $cs --help
 check help-lists-functions 0 'coresched copy \[-s PID\]' $cs --help
 check version 0 '^coresched [0-9]+\.[0-9]+' $cs -V
+# Output that cannot be written fails, as util-linux's close_stdout()
+check help-write-error 1 '^coresched: write error: No space left on device' sh -c "$cs --help >/dev/full"
+check version-write-error 1 'write error' sh -c "$cs get -V >/dev/full"
+check usage-write-error 1 'write error' sh -c "$cs new -h >/dev/full"
+check table-write-error 1 'write error' sh -c "$cs list --help >/dev/full"
 check bad-option 1 "Try 'coresched --help'" $cs new -x
 check bad-long-option 1 "unrecognized option '--bogus'" $cs get --bogus
 check unknown-function 1 "unknown function 'frob'" $cs frob

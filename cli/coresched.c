@@ -273,6 +273,15 @@ static void stdout_check(void)
 	_exit(EXIT_FAILURE);
 }
 
+/* get without the word: its messages name get, not the program's path. */
+static int implied_get(int argc, char **argv)
+{
+	static char get[] = "get";
+
+	argv[0] = get;
+	return cli_cmd_get(argc, argv);
+}
+
 int main(int argc, char **argv)
 {
 	const struct cli_command *cmd;
@@ -300,7 +309,7 @@ int main(int argc, char **argv)
 			printf("coresched %s\n", VERSION);
 			return 0;
 		}
-		return cli_cmd_get(argc, argv);
+		return implied_get(argc, argv);
 	}
 	name = argv[at];
 	cmd = find_command(name);
@@ -309,7 +318,7 @@ int main(int argc, char **argv)
 
 		/* "coresched -s PID PID..." is get with more PIDs */
 		if (at > 1 && cli_parse_pid(name, &pid) == 0)
-			return cli_cmd_get(argc, argv);
+			return implied_get(argc, argv);
 		return cli_usage_error("unknown function '%s'", name);
 	}
 	memmove(argv + 2, argv + 1, (size_t)(at - 1) * sizeof(*argv));

@@ -65,6 +65,9 @@ check pre-attached-dest 1 'either -d PID or -- COMMAND' $cs --dest=1 new -- true
 check pre-cluster-dest 1 'either -d PID or -- COMMAND' $cs -vd 1 new -- true
 check pre-source-new 1 'new does not take -s' $cs -s 1 new -d 2
 check pre-dest-get 1 'get takes -s PID or PIDs only' $cs -d 1 get
+# no function is get, and its messages say so (not the program's path)
+check implied-get-group 1 '^coresched: get does not take --group' $cs -g web
+check implied-get-pids-group 1 '^coresched: get does not take --group' $cs -s 1 -g web 2
 check pre-bad-type 1 "unsupported dest-type 'thread'" $cs -t thread new -d 1
 check pre-long-type-copy 1 'copy needs either -d PID or -- COMMAND' $cs --dest-type pid -v copy
 check pre-bad-option 1 "invalid option -- 'x'" $cs -x new

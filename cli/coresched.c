@@ -26,7 +26,7 @@ bool cli_verbose;
 #endif
 
 static const struct cli_command commands[] = {
-	{ "get", "[-s PID]... [PID...]", cli_cmd_get },
+	{ "get", "[-s PID] [PID...]", cli_cmd_get },
 	{ "new", "[-t TYPE] [--lock] (-d PID | [--] COMMAND [ARG...])", cli_cmd_new },
 	{ "copy", "[-s PID] [-t TYPE] [--lock] (-d PID | [--] COMMAND [ARG...])", cli_cmd_copy },
 	{ "run", "[--new] [-t TYPE] [-g GROUP] [--lock] [--] COMMAND [ARG...]", cli_cmd_run },

@@ -52,6 +52,13 @@ out=$($cs copy -s 1 -s 999999 -d 1 2>&1)
 rc=$?
 [ $own = 0 ] && want=5 || want=$own
 result copy-last-source-counts $want 'the cookie of PID 999999' $rc "$out"
+# so in get, and its usage says one -s
+out=$($cs get -s 999999 -s 1 2>&1)
+rc=$?
+[ $own = 0 ] && want=0 || want=$own
+result get-last-source-counts $want 'the cookie of PID 1\b|cookie of pid 1 is' $rc "$out" \
+	"$(grep 999999 <<<"$out")"
+check get-usage-one-source 0 '^Usage: coresched get \[-s PID\] \[PID\.\.\.\]$' $cs get -h
 # --u is ps' --user before ps, stats' --untagged before stats
 check abbreviated-user-before-ps 1 "unknown user 'nosuchuser'" $cs --u nosuchuser ps
 

@@ -70,7 +70,12 @@ static int parse_one(struct direct_args *a, int c, const char *arg)
 			return cli_usage_error("%s does not take --group", a->name);
 		a->group = arg;
 		return 0;
-	case 'n': a->new_cookie = true; return 0;
+	case 'n':
+		/* new and copy would take it for a choice it is not */
+		if (strcmp(a->name, "run") != 0)
+			return cli_usage_error("%s does not take --new", a->name);
+		a->new_cookie = true;
+		return 0;
 	case 'L': a->lock = true; return 0;
 	case 'v': cli_verbose = true; return 0;
 	case 'h':
@@ -257,7 +262,9 @@ int cli_cmd_run(int argc, char **argv)
 	if (r)
 		return r;
 	group = a.group;
-	if (a.has_src || a.has_dest || !a.exec_argv)
+	if (a.has_src || a.has_dest)
+		return cli_usage_error("run does not take -s or -d: it runs COMMAND");
+	if (!a.exec_argv)
 		return cli_usage_error("run needs -- COMMAND");
 	if (group && *group == '\0')
 		return cli_usage_error("empty group name");

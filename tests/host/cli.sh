@@ -43,6 +43,13 @@ check empty-command 1 "no command after '--'" $cs new --
 check copy-needs-target 1 'either -d PID or -- COMMAND' $cs copy -s 1
 check clear-needs-pids 1 'clear needs PIDs' $cs clear
 check run-needs-command 1 'run needs -- COMMAND' $cs run
+# --new is run's alone: copy --new would read as a fresh cookie it is not
+check copy-no-new 1 'copy does not take --new' $cs copy --new -d 1
+check new-no-new 1 'new does not take --new' $cs new --new -- true
+check get-no-new 1 'get does not take --new' $cs --new
+# run names what it refuses, not the COMMAND it was given
+check run-no-dest 1 'run does not take -s or -d' $cs run -d 1 true
+check run-no-source 1 'run does not take -s or -d' $cs run -s 1 -- true
 # clear names the PID it was asked about, whatever the kernel lacks
 $cs get >/dev/null 2>&1; own=$?
 case $own in 3 | 4) want=$own ;; *) want=5 ;; esac

@@ -193,6 +193,11 @@ bool auth_privileged(const struct auth_peer *p, const struct daemon_settings *d)
 	return p->uid == 0 || (d->has_control_gid && auth_in_group(p, d->control_gid));
 }
 
+bool auth_may_name_config_dir(const struct auth_peer *p)
+{
+	return p->uid == 0;
+}
+
 bool auth_group_allows(const struct group *g, const struct auth_peer *p)
 {
 	for (size_t i = 0; i < g->n_allow_uids; i++)

@@ -50,6 +50,11 @@ void auth_peer_done(struct auth_peer *p);
 bool auth_in_group(const struct auth_peer *p, gid_t gid);
 /* Root, or a member of [Daemon] ControlGroup=. */
 bool auth_privileged(const struct auth_peer *p, const struct daemon_settings *d);
+/* May the caller have the daemon parse a configuration directory it
+ * names (CheckConfig's dir)? Root only: the daemon reads it as root, and
+ * its errors quote the lines they are about, so a delegate (ControlGroup=)
+ * could read a file it may not (a link to /etc/shadow) through them. */
+bool auth_may_name_config_dir(const struct auth_peer *p);
 /* AllowUsers= names the uid, or AllowGroups= one of its groups. */
 bool auth_group_allows(const struct group *g, const struct auth_peer *p);
 

@@ -296,7 +296,7 @@ const char control_interface_description[] =
 	")\n"
 	"\n"
 	"# Parses a configuration directory (default: the daemon's) without using\n"
-	"# it; another directory needs privilege.\n"
+	"# it; another directory needs root.\n"
 	"# warnings: what loads but cannot do all it says (Lock= where nothing can lock).\n"
 	"method CheckConfig(dir: ?string) -> (ok: bool, errors: []string, warnings: []string)\n"
 	"\n"

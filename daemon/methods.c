@@ -842,10 +842,11 @@ static int m_check_config(void *u, const struct control_caller *c, json_object *
 	int r;
 
 	json_object_object_get_ex(p, "dir", &jd);
-	if (jd && !c->privileged) {
+	if (jd && !auth_may_name_config_dir(c->peer)) {
 		json_object_put(errors);
 		json_object_put(warnings);
-		return denied(err, "checking another directory needs privilege");
+		return denied(err, "checking another directory needs root: the daemon reads it as root and quotes "
+				   "what it finds (check your own with coreschedd --check-config --config-dir DIR)");
 	}
 	r = daemon_load_config(jd ? json_object_get_string(jd) : d->config_dir, &conf, &error);
 	if (r < 0)

@@ -39,6 +39,7 @@ fi
 cat > "$W/cfg/coreschedd.conf" <<EOF
 [Daemon]
 ReconcileSec=0
+ControlGroup=65532
 [Group boxed]
 MatchCgroup=${cga:-/cs-dry-no-such-cgroup}
 [Group forkers]
@@ -403,6 +404,20 @@ out=$("$runas" 65534 65534 "$cs" assign --group open "$zombie" 2>&1)
 result zombie-user 5 "cannot assign PID $zombie: no such process\$" $? "$out"
 out=$("$cs" assign --group open "$zombie" 2>&1)
 result zombie-root 5 "cannot assign PID $zombie: no such process\$" $? "$out"
+
+# A delegate (ControlGroup=, gid 65532 here) may reload, but may not have
+# the daemon, which reads as root, parse a directory of its choosing: the
+# errors quote the lines they are about, here one of a file only root may
+# read, through a link the delegate made.
+mkdir -m 755 "$W/delegate" && chown 65532:65532 "$W/delegate"
+printf 'secret-line-%s\n' "$$" > "$W/root-only" && chmod 600 "$W/root-only"
+"$runas" 65532 65532 ln -s "$W/root-only" "$W/delegate/coreschedd.conf"
+out=$("$runas" 65532 65532 "$cs" reload 2>&1)
+result delegate-reload 0 '' $? "$out"
+out=$("$runas" 65532 65532 "$cs" check-config "$W/delegate" 2>&1)
+result delegate-check-dir-refused 6 'needs root' $? "$out" "$(grep "secret-line" <<<"$out")"
+out=$("$cs" check-config "$W/delegate" 2>&1)
+result root-check-dir 1 "secret-line-$$" $? "$out"
 
 # A caller in another pid namespace (a container's) names its own pids,
 # which are other processes here: a request naming pids is refused, not

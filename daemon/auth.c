@@ -123,6 +123,24 @@ static bool peer_pidns_foreign(pid_t pid, int pidfd)
 	return ns_other_than_mine("pid", &theirs);
 }
 
+static void read_userns(const char *proc_root, pid_t pid, struct auth_creds *c);
+
+/* The peer's user namespace and capabilities, read while its pidfd shows
+ * it alive (so that what was read was its own). */
+static void peer_userns(struct auth_peer *p)
+{
+	struct auth_creds cr;
+
+	if (p->pidfd < 0 || auth_read_creds("/proc", p->pid, &cr) < 0 || procinfo_pidfd_exited(p->pidfd) ||
+	    !cr.userns_known)
+		return;
+	p->userns_known = true;
+	p->userns_mine = !cr.userns_other;
+	p->userns_dev = cr.userns_dev;
+	p->userns_ino = cr.userns_ino;
+	p->cap_prm = cr.cap_prm;
+}
+
 int auth_peer_snapshot(int fd, struct auth_peer *ret)
 {
 	struct auth_peer p = { .pidfd = -1 };
@@ -164,6 +182,7 @@ int auth_peer_snapshot(int fd, struct auth_peer *ret)
 		p.gone = true;
 	}
 	p.pidns_foreign = p.pidfd >= 0 && peer_pidns_foreign(p.pid, p.pidfd);
+	peer_userns(&p);
 	*ret = p;
 	return 0;
 }
@@ -279,12 +298,17 @@ static void read_userns(const char *proc_root, pid_t pid, struct auth_creds *c)
 	int fd;
 
 	c->userns_other = false;
+	c->userns_known = false;
 	snprintf(path, sizeof(path), "%s/%d/ns/user", proc_root, (int)pid);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return;
-	if (fstat(fd, &theirs) == 0 && ns_other_than_mine("user", &theirs) &&
-	    ioctl(fd, NS_GET_OWNER_UID, &owner) == 0) {
+	if (fstat(fd, &theirs) == 0) {
+		c->userns_known = true;
+		c->userns_dev = theirs.st_dev;
+		c->userns_ino = theirs.st_ino;
+	}
+	if (c->userns_known && ns_other_than_mine("user", &theirs) && ioctl(fd, NS_GET_OWNER_UID, &owner) == 0) {
 		c->userns_other = true;
 		c->userns_owner = owner;
 	}
@@ -381,11 +405,22 @@ int auth_may_act_on(uid_t uid, gid_t gid, const struct auth_creds *t)
 	return 0;
 }
 
-bool auth_may_see(uid_t uid, gid_t gid, pid_t pid)
+int auth_peer_may_act_on(const struct auth_peer *p, const struct auth_creds *t)
+{
+	if (auth_may_act_on(p->uid, p->gid, t) < 0)
+		return -EPERM;
+	if (p->userns_mine)
+		return 0;
+	if (!p->userns_known || !t->userns_known || p->userns_dev != t->userns_dev || p->userns_ino != t->userns_ino)
+		return -EPERM;
+	return (t->cap_prm & ~p->cap_prm) ? -EPERM : 0;
+}
+
+bool auth_may_see(const struct auth_peer *p, pid_t pid)
 {
 	struct auth_creds cr;
 
-	return auth_read_creds("/proc", pid, &cr) == 0 && auth_may_act_on(uid, gid, &cr) == 0;
+	return auth_read_creds("/proc", pid, &cr) == 0 && auth_peer_may_act_on(p, &cr) == 0;
 }
 
 bool auth_placed_by_other(const struct task *t, uid_t uid)

@@ -34,6 +34,13 @@ struct auth_peer {
 	int pidfd;       /* of exactly the connecting process, or -1 */
 	bool gone;       /* it had exited when the connection was accepted: pid may name another */
 	bool pidns_foreign; /* in another pid namespace: the pids it names are not the daemon's */
+	/* In the daemon's user namespace, read while its pidfd showed it
+	 * alive; false also where that could not be told (gone, no pidfd). */
+	bool userns_mine;
+	bool userns_known;  /* else: which namespace it is in is not known */
+	dev_t userns_dev;   /* its user namespace ... */
+	ino_t userns_ino;
+	uint64_t cap_prm;   /* ... and its permitted capabilities there, at connect */
 	gid_t *groups;   /* supplementary (SO_PEERGROUPS), owned */
 	size_t n_groups;
 };
@@ -67,6 +74,9 @@ struct auth_creds {
 	bool no_new_privs; /* NoNewPrivs: 1 (no exec gains privilege) */
 	bool userns_other; /* in a user namespace other than the daemon's ... */
 	uid_t userns_owner; /* ... which this uid owns */
+	bool userns_known;  /* the namespace it is in: */
+	dev_t userns_dev;
+	ino_t userns_ino;
 };
 
 /* The Uid: and Gid: lines of /proc/PID/status, all four numbers each.
@@ -85,11 +95,23 @@ int auth_read_creds(const char *proc_root, pid_t pid, struct auth_creds *ret);
  * capability (the caller is taken to hold none) unless in a user
  * namespace the caller owns. 0 or -EPERM. */
 int auth_may_act_on(uid_t uid, gid_t gid, const struct auth_creds *t);
-/* May the caller (uid, gid, unprivileged) see pid's details (its program,
- * its cookie) through the daemon? Where the kernel would show them to it:
- * auth_may_act_on() of pid's creds, read now. A program it started that
- * took other ids (setuid) is not its own, as the kernel counts. */
-bool auth_may_see(uid_t uid, gid_t gid, pid_t pid);
+/* The same for an unprivileged peer as it connected, which may be in
+ * another user namespace than the daemon (a rootless container's, a
+ * sandbox's sharing the host's pids): the kernel lets such a caller act
+ * only where its own namespace holds the target's capabilities
+ * (cap_ptrace_access_check()), never on a process of the namespaces
+ * above, the daemon's included, whatever its uid. One here may act only on
+ * processes of its own user namespace whose permitted capabilities it
+ * held at connect (not on those of a namespace below its own, which the
+ * kernel allows where it owns that namespace). A peer whose namespace
+ * could not be read is taken as in another, unknown one: it may act on no
+ * one. 0 or -EPERM. */
+int auth_peer_may_act_on(const struct auth_peer *p, const struct auth_creds *t);
+/* May the (unprivileged) peer see pid's details (its program, its cookie)
+ * through the daemon? Where the kernel would show them to it:
+ * auth_peer_may_act_on() of pid's creds, read now. A program it started
+ * that took other ids (setuid) is not its own, as the kernel counts. */
+bool auth_may_see(const struct auth_peer *p, pid_t pid);
 
 /* An explicit placement (assign, run, hook, or inherited from one), or a
  * clear (coresched clear, a trusted container), made by someone other

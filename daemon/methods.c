@@ -451,7 +451,7 @@ static int m_list_processes(void *u, const struct control_caller *c, json_object
 			truncated = true;
 			break;
 		}
-		if (!all && !auth_may_see(c->uid, c->gid, pid))
+		if (!all && !auth_may_see(c->peer, pid))
 			continue;
 		json_object_array_add(arr, task_json(&nc, t));
 	}
@@ -508,7 +508,7 @@ static int m_explain(void *u, const struct control_caller *c, json_object *p, js
 		return -EINVAL;
 	if (procinfo_read("/proc", pid, &pi) < 0)
 		return methods_fail(err, ERR("NoSuchProcess"), "pid", json_object_new_int(pid));
-	if (!c->privileged && (pi.uid != c->uid || !auth_may_see(c->uid, c->gid, pid)))
+	if (!c->privileged && (pi.uid != c->uid || !auth_may_see(c->peer, pid)))
 		return denied(err, "an unprivileged caller may explain only its own processes (every uid and gid "
 				   "its own, dumpable, holding no capabilities, as the kernel requires to read them)");
 	in = (struct match_input){ pi.exe, pi.comm, pi.uid, pi.gid, pi.cgroup };
@@ -646,9 +646,10 @@ static int authorize(void *userdata, pid_t pid, const struct task *current)
 	r = auth_read_creds("/proc", pid, &cr);
 	if (r < 0)
 		return r;
-	if (auth_may_act_on(x->c->uid, x->c->gid, &cr) < 0) {
+	if (auth_peer_may_act_on(x->c->peer, &cr) < 0) {
 		x->why = "an unprivileged caller may place only its own processes, with every uid and gid "
-			 "its own, dumpable and holding no capabilities, as the kernel requires";
+			 "its own, dumpable, holding no capabilities and in its own user namespace, as the kernel "
+			 "requires";
 		return -EPERM;
 	}
 	if (auth_placed_by_other(current, x->c->uid)) {

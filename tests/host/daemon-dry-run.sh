@@ -436,6 +436,31 @@ else
 	result foreign-pidns-run 0 '' $? "$out"
 fi
 
+# A caller in another user namespace that shares the daemon's pids (a
+# sandbox's, unshare -U): the kernel lets it act on no process outside its
+# namespace, not even one of its own uid (it reads not even the environ of
+# one), and neither does the daemon: assign refuses and ps leaves it out.
+# In its own namespace it places what it may trace, and coresched run.
+if ! "$runas" 65534 65534 unshare -U --map-root-user true 2>/dev/null; then
+	echo "SKIP: $T/foreign-userns: no unprivileged user namespaces here"
+else
+	inuserns() { "$runas" 65534 65534 unshare -U --map-root-user env CORESCHED_SOCKET="$W/sock" "$@"; }
+	"$runas" 65534 65534 sleep 1000 </dev/null >/dev/null 2>&1 &
+	pids+=($!) outside=$!
+	settle "$outside" "$(readlink -f "$(command -v sleep)")"
+	inuserns cat /proc/$outside/environ >/dev/null 2>&1
+	result foreign-userns-kernel-refuses 1 '' $? ''
+	out=$(inuserns "$cs" assign --group open "$outside" 2>&1)
+	result foreign-userns-assign-outside 6 'user namespace' $? "$out"
+	expect foreign-userns-outside-unplaced "$outside" null none
+	out=$(inuserns "$cs" ps -J 2>&1)
+	result foreign-userns-ps-outside 0 '' $? "$out" "$(grep -w "\"pid\": $outside" <<<"$out")"
+	out=$(inuserns sh -c '"$1" assign --group open $$' sh "$cs" 2>&1)
+	result foreign-userns-assign-own 0 '' $? "$out"
+	out=$(inuserns "$cs" run -g open -- true 2>&1)
+	result foreign-userns-run 0 '' $? "$out"
+fi
+
 # A session call on a connection whose process was gone before the daemon
 # accepted it places no one, though newer kernels still give a pidfd of
 # it (one that reads as exited) and its pid names another process by now.

@@ -89,6 +89,42 @@ static void kernel_credential_test(void)
 	CHECK(auth_may_act_on(1000, 1001, &c) == -EPERM);
 }
 
+/* A caller in another user namespace (a sandbox's sharing the host's
+ * pids): the kernel lets it act only on processes of its own namespace
+ * whose capabilities it holds (cap_ptrace_access_check()), never on one
+ * above it, of its own uid or not. */
+static void peer_in_another_user_namespace(void)
+{
+	struct auth_peer host_peer = { .uid = 1000, .gid = 1000, .pidfd = -1, .userns_mine = true,
+				       .userns_known = true, .userns_dev = 4, .userns_ino = 1 };
+	struct auth_peer sandbox = { .uid = 1000, .gid = 1000, .pidfd = -1, .userns_known = true,
+				     .userns_dev = 4, .userns_ino = 2 };
+	struct auth_peer unknown = { .uid = 1000, .gid = 1000, .pidfd = -1 };
+	struct auth_creds host = creds(1000, 1000, 1000, 1000, 1000), inside;
+
+	host.userns_known = true;
+	host.userns_dev = 4;
+	host.userns_ino = 1;
+	inside = host;
+	inside.userns_ino = 2;
+	inside.userns_other = true;
+	inside.userns_owner = 1000;
+	CHECK(auth_peer_may_act_on(&host_peer, &host) == 0);
+	CHECK(auth_peer_may_act_on(&sandbox, &host) == -EPERM);
+	CHECK(auth_peer_may_act_on(&unknown, &host) == -EPERM); /* gone, no pidfd: not known */
+	CHECK(auth_peer_may_act_on(&sandbox, &inside) == 0);
+	CHECK(auth_peer_may_act_on(&unknown, &inside) == -EPERM);
+	inside.cap_prm = 1u << 21; /* CAP_SYS_ADMIN there, which the caller lacks */
+	CHECK(auth_peer_may_act_on(&sandbox, &inside) == -EPERM);
+	sandbox.cap_prm = ~0ull; /* its root, with every capability there */
+	CHECK(auth_peer_may_act_on(&sandbox, &inside) == 0);
+	/* From the namespace above, its owner may (ns_capable()). */
+	CHECK(auth_peer_may_act_on(&host_peer, &inside) == 0);
+	/* And ids are judged first, wherever the caller is. */
+	inside.uid[1] = 0;
+	CHECK(auth_peer_may_act_on(&sandbox, &inside) == -EPERM);
+}
+
 static void supplementary_groups_count(void)
 {
 	gid_t groups[] = { 50, 77 };
@@ -345,6 +381,7 @@ int main(void)
 	RUN(parse_status_reads_every_id);
 	RUN(read_creds_after_long_groups);
 	RUN(kernel_credential_test);
+	RUN(peer_in_another_user_namespace);
 	RUN(supplementary_groups_count);
 	if (geteuid() == 0)
 		RUN(many_supplementary_groups_all_count);

@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/syscall.h>
 #include <systemd/sd-daemon.h>
 #include <time.h>
 #include <unistd.h>
@@ -496,25 +497,40 @@ static int m_explain(void *u, const struct control_caller *c, json_object *p, js
 	struct procinfo pi;
 	struct match_result m;
 	struct match_input in;
-	json_object *o, *rules = json_object_new_array();
+	json_object *o, *rules;
 	const struct task *t;
 	sc_cookie now = 0, want = 0;
 	pid_t pid;
-	int matched;
+	int matched, pidfd, r;
 
 	if (get_pid(p, "pid", &pid) < 0)
 		return methods_fail(err, "org.varlink.service.InvalidParameter", "parameter", jstr("pid"));
 	if (foreign_pids(c, err) < 0)
 		return -EINVAL;
-	if (procinfo_read("/proc", pid, &pi) < 0)
-		return methods_fail(err, ERR("NoSuchProcess"), "pid", json_object_new_int(pid));
-	if (!c->privileged && (pi.uid != c->uid || !auth_may_see(c->peer, pid)))
+	/* One process throughout: the pidfd is opened before the reads, and
+	 * the process must still hold it after them (a pid reused between
+	 * the read and the look at its creds would show one process's
+	 * program judged by another's). */
+	pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
+	r = pidfd < 0 ? -errno : procinfo_read_pidfd("/proc", pid, pidfd, &pi);
+	if (r >= 0 && !c->privileged && (pi.uid != c->uid || !auth_may_see(c->peer, pid)))
+		r = -EPERM;
+	if (pidfd >= 0 && procinfo_pidfd_exited(pidfd))
+		r = -ESRCH;
+	if (pidfd >= 0)
+		close(pidfd);
+	if (r == -EPERM)
 		return denied(err, "an unprivileged caller may explain only its own processes (every uid and gid "
 				   "its own, dumpable, holding no capabilities, as the kernel requires to read them)");
+	if (r < 0)
+		return methods_fail(err, ERR("NoSuchProcess"), "pid", json_object_new_int(pid));
 	in = (struct match_input){ pi.exe, pi.comm, pi.uid, pi.gid, pi.cgroup };
+	rules = json_object_new_array();
 	rules_explain(conf, &in, explain_one, rules);
 	matched = rules_match(conf, &in, &m);
 	t = engine_task(d->engine, pid);
+	if (t && t->start != pi.start_time)
+		t = NULL; /* an earlier process's, under the pid: not yet dropped */
 	(void)engine_cookie_get(d->engine, pid, &now); /* a dry run's planned one */
 	if (t && t->key)
 		want = t->key->cookie;

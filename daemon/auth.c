@@ -51,6 +51,18 @@ const struct auth_method *auth_method(const char *name)
 	return NULL;
 }
 
+const char *auth_call_needs(const char *name, uid_t uid, bool privileged)
+{
+	const struct auth_method *m = auth_method(name);
+	enum auth_need need = m ? m->need : AUTH_ROOT;
+
+	if (need == AUTH_ROOT && uid != 0)
+		return "root";
+	if (need == AUTH_PRIVILEGED && !privileged)
+		return "root or a member of ControlGroup=";
+	return NULL;
+}
+
 unsigned auth_method_cost(const char *name)
 {
 	const struct auth_method *m = auth_method(name);

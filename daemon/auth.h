@@ -136,6 +136,11 @@ struct auth_method {
  * (answered MethodNotFound at no more than the minimum cost, as is a
  * call that does not decode). */
 const struct auth_method *auth_method(const char *name);
+/* May a caller (uid; privileged: root or a member of ControlGroup=) call
+ * the method name, which the daemon has? NULL if so; else what the call
+ * needs, for the refusal ("root"). A method the table has no row for
+ * needs root: one added without a row is refused, not open. */
+const char *auth_call_needs(const char *name, uid_t uid, bool privileged);
 /* The cost of a call: its row's, or 1 for an unknown name. */
 unsigned auth_method_cost(const char *name);
 /* And of one that names n_targets processes: each is read and acted on. */

@@ -81,30 +81,32 @@ int control_call(const struct control_routes *s, const struct control_caller *ca
 		       const struct vl_call *call, json_object **ret_reply,
 		       struct control_error *ret_error)
 {
-	const struct auth_method *m = auth_method(call->method);
-
 	if (call->more || call->upgrade) {
 		ret_error->name = VL_ERROR_INVALID_PARAMETER;
 		ret_error->params = control_params_string("parameter", call->more ? "more" : "upgrade");
 		return -EOPNOTSUPP;
 	}
-	if (m && ((m->need == AUTH_PRIVILEGED && !caller->privileged) || (m->need == AUTH_ROOT && caller->uid != 0))) {
-		char why[160];
-
-		snprintf(why, sizeof(why), "%s needs %s", strrchr(m->name, '.') + 1,
-			 m->need == AUTH_ROOT ? "root" : "root or a member of ControlGroup=");
-		ret_error->name = CONTROL_ERROR_PERMISSION;
-		ret_error->params = control_params_string("reason", why);
-		return -EPERM;
-	}
 	if (strcmp(call->method, SERVICE_INTERFACE ".GetInfo") == 0)
 		return service_get_info(s, ret_reply);
 	if (strcmp(call->method, SERVICE_INTERFACE ".GetInterfaceDescription") == 0)
 		return service_describe(s, call->params, ret_reply, ret_error);
-	for (size_t i = 0; i < s->n_methods; i++)
-		if (strcmp(s->methods[i].name, call->method) == 0)
-			return s->methods[i].fn(s->userdata, caller, call->params, ret_reply,
-						ret_error);
+	for (size_t i = 0; i < s->n_methods; i++) {
+		const char *needs;
+
+		if (strcmp(s->methods[i].name, call->method) != 0)
+			continue;
+		needs = auth_call_needs(call->method, caller->uid, caller->privileged);
+		if (needs) {
+			const char *dot = strrchr(call->method, '.');
+			char why[160];
+
+			snprintf(why, sizeof(why), "%s needs %s", dot ? dot + 1 : call->method, needs);
+			ret_error->name = CONTROL_ERROR_PERMISSION;
+			ret_error->params = control_params_string("reason", why);
+			return -EPERM;
+		}
+		return s->methods[i].fn(s->userdata, caller, call->params, ret_reply, ret_error);
+	}
 	if (interface_known(s, call->method)) {
 		ret_error->name = VL_ERROR_METHOD_NOT_FOUND;
 		ret_error->params = control_params_string("method", call->method);

@@ -180,9 +180,6 @@ int methods_container(void *u, const struct control_caller *c, json_object *p, j
 	const char *bad;
 	int r;
 
-	if (!methods_privileged(c))
-		return methods_fail(err, ERR("PermissionDenied"), "reason",
-			    json_object_new_string("placing containers needs privilege"));
 	bad = parse_request(p, &rq);
 	if (!bad)
 		bad = make_plan(&engine_conf(d->engine)->container, &rq, &pl);

@@ -32,8 +32,6 @@ int methods_fail(struct control_error *err, const char *name, const char *field,
  * returns -EIO. */
 int methods_assign_failed(struct control_error *err, pid_t pid, int r);
 
-/* Root, or a member of [Daemon] ControlGroup=. */
-bool methods_privileged(const struct control_caller *c);
 
 /* io.coresched.AssignContainer (methods-container.c): place a container's
  * init per [Container] and its annotations; u is the struct daemon. */

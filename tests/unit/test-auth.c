@@ -243,6 +243,21 @@ static void explicit_placements_of_others_are_kept(void)
 	CHECK(!auth_placed_by_other(NULL, 1000));
 }
 
+/* The one decision on who may call what: the table's row, and root for
+ * a method it has no row for (one added without a row is closed). */
+static void call_needs_follow_the_rows(void)
+{
+	CHECK(auth_call_needs("io.coresched.Status", 1000, false) == NULL);
+	CHECK(auth_call_needs("io.coresched.Assign", 1000, false) == NULL);
+	CHECK(auth_call_needs("io.coresched.Reload", 1000, false) != NULL);
+	CHECK(auth_call_needs("io.coresched.Reload", 1000, true) == NULL);
+	CHECK(auth_call_needs("io.coresched.OpenSession", 1000, true) != NULL);
+	CHECK(auth_call_needs("io.coresched.OpenSession", 0, true) == NULL);
+	CHECK(auth_call_needs("io.coresched.Unlisted", 1000, true) != NULL);
+	CHECK(strcmp(auth_call_needs("io.coresched.Unlisted", 1000, true), "root") == 0);
+	CHECK(auth_call_needs("io.coresched.Unlisted", 0, true) == NULL);
+}
+
 static void every_method_is_classified(void)
 {
 	static const char *const open[] = { "io.coresched.Status", "io.coresched.ListGroups",
@@ -378,6 +393,7 @@ static void no_new_privs_read_from_kernel(void)
 int main(void)
 {
 	RUN(no_new_privs_read_from_kernel);
+	RUN(call_needs_follow_the_rows);
 	RUN(parse_status_reads_every_id);
 	RUN(read_creds_after_long_groups);
 	RUN(kernel_credential_test);

@@ -110,6 +110,32 @@ static int group_word(struct conf_loader *ld, struct group *g, const char *key, 
 	return 0;
 }
 
+/* The ']' that closes the bracket expression opened at p, or NULL when it
+ * is never closed. As fnmatch() reads it: a ']' first in the list is a
+ * member, and so is an escaped one and every ']' inside "[:class:]",
+ * "[.x.]" or "[=x=]". */
+static const char *bracket_end(const char *p)
+{
+	const char *q = p + 1, *end;
+
+	if (*q == '!' || *q == '^')
+		q++;
+	if (*q == ']')
+		q++;
+	for (; *q && *q != ']'; q++) {
+		if (q[0] == '\\' && q[1]) {
+			q++;
+		} else if (q[0] == '[' && (q[1] == ':' || q[1] == '.' || q[1] == '=')) {
+			char close[3] = { q[1], ']', '\0' };
+
+			end = strstr(q + 2, close);
+			if (end)
+				q = end + 1;
+		}
+	}
+	return *q ? q : NULL;
+}
+
 /* Shortest string a glob can match: '*' matches nothing, the rest one
  * character each. */
 static size_t glob_min_len(const char *p)
@@ -123,13 +149,8 @@ static size_t glob_min_len(const char *p)
 		if (*p == '\\' && p[1]) {
 			p++;
 		} else if (*p == '[') {
-			const char *q = p + 1;
+			const char *q = bracket_end(p);
 
-			if (*q == '!' || *q == '^')
-				q++;
-			if (*q == ']')
-				q++;
-			q = strchr(q, ']');
 			if (q) /* an unclosed '[' is a literal */
 				p = q;
 		}

@@ -348,6 +348,37 @@ static void test_syntax(void)
 	CHECK(c == NULL);
 }
 
+/* MatchComm= takes a pattern whose shortest match fits a comm (15
+ * characters) and refuses one character more; a bracket expression is one
+ * character, "[:alpha:]" and an escaped ']' inside it included. */
+static void test_comm_length(void)
+{
+	static const char *const fit[] = {
+		"abcdefghijklmno", "abcdefghijklmn?", "abcdefghijklmno*", "[[:alpha:]]abcdefghijklmn",
+		"[![:digit:]]abcdefghijklmn", "[\\]]abcdefghijklmn", "[[.a.]]abcdefghijklmn", "[]a]abcdefghijklmn",
+		"abcdefghijklmn\\*",
+	};
+	static const char *const too_long[] = {
+		"abcdefghijklmnop", "[[:alpha:]]abcdefghijklmno", "[\\]]abcdefghijklmno", "[]a]abcdefghijklmno",
+	};
+	char text[128], *e;
+
+	for (size_t i = 0; i < sizeof(fit) / sizeof(fit[0]); i++) {
+		snprintf(text, sizeof(text), "[Group w]\nMatchComm=%s\n", fit[i]);
+		e = error_of(text);
+		if (e)
+			fprintf(stderr, "  %s: %s\n", fit[i], e);
+		CHECK(e == NULL);
+		free(e);
+	}
+	for (size_t i = 0; i < sizeof(too_long) / sizeof(too_long[0]); i++) {
+		snprintf(text, sizeof(text), "[Group w]\nMatchComm=%s\n", too_long[i]);
+		e = error_of(text);
+		CHECK(e && strstr(e, "cannot match: longer than 15 characters"));
+		free(e);
+	}
+}
+
 static void test_long_line(void)
 {
 	char *text = malloc(2200), *e;
@@ -626,6 +657,7 @@ int main(void)
 	RUN(test_list_reset);
 	RUN(test_errors);
 	RUN(test_syntax);
+	RUN(test_comm_length);
 	RUN(test_long_line);
 	RUN(test_long_line_file);
 	RUN(test_precedence);

@@ -143,6 +143,15 @@ static int parse_lock(struct conf_loader *ld, const struct conf_key *k, void *ba
 	return parse_bool(ld, k, base, value);
 }
 
+static int parse_container_lock(struct conf_loader *ld, const struct conf_key *k, void *base, const char *value)
+{
+	struct container_settings *c = base;
+
+	c->lock_file = ld->file;
+	c->lock_line = ld->line;
+	return parse_bool(ld, k, base, value);
+}
+
 static int parse_trusted(struct conf_loader *ld, const struct conf_key *k, void *base, const char *value)
 {
 	ld->trusted_line = ld->line;
@@ -443,7 +452,7 @@ static const struct conf_key keys[] = {
 	C("Default", parse_container_default, print_container_default, def, CONTAINER_ISOLATE),
 	C("Group", parse_container_group, print_string, group, 0),
 	C("FailMode", parse_fail_mode, print_fail_mode, fail_open, false),
-	C("Lock", parse_bool, print_bool, lock, false),
+	C("Lock", parse_container_lock, print_bool, lock, false),
 	G("Description", parse_description, print_string, description, 0, 0, 0),
 	G("MatchExe", parse_match, print_match, match_words, 0, 0, MATCH_EXE),
 	G("MatchComm", parse_match, print_match, match_words, 0, 0, MATCH_COMM),

@@ -186,9 +186,13 @@ void conf_warnings(const struct conf *c, conf_warning_fn fn, void *userdata)
 			fn(userdata, msg);
 		}
 	}
-	if (c->container.lock)
-		fn(userdata, "[Container] Lock=yes locks only containers started through coresched-runtime; "
-			     "the OCI hook (hooks.d) gives a container its cookie but cannot lock it");
+	if (c->container.lock) {
+		snprintf(msg, sizeof(msg),
+			 "%s:%u: [Container] Lock=yes locks only containers started through coresched-runtime; "
+			 "the OCI hook (hooks.d) gives a container its cookie but cannot lock it",
+			 c->container.lock_file ? c->container.lock_file : "?", c->container.lock_line);
+		fn(userdata, msg);
+	}
 }
 
 const struct group *conf_find_group(const struct conf *c, const char *name)

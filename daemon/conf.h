@@ -99,6 +99,8 @@ struct container_settings {
 	char *group;                 /* Group=, required when Default=group */
 	bool fail_open;              /* FailMode=open|closed, default closed */
 	bool lock;                   /* Lock=, default no */
+	const char *lock_file;       /* ...where Lock= was last set (in sources), for the warning */
+	unsigned lock_line;
 };
 
 struct conf_index; /* private to rules.c: hash tables built at load time */

@@ -42,4 +42,4 @@ n=$(grep -c 'warning:' <<<"$out")
 result lock-launcher-only-no-warning 0 '^1$' 0 "$n"
 printf '[Container]\nLock=yes\n' > "$cfg/coreschedd.conf"
 out=$("$d" --config-dir "$cfg" --check-config 2>&1 >/dev/null); rc=$?
-result lock-container-warns 0 'warning: \[Container\] Lock=yes locks only containers started through coresched-runtime' $rc "$out"
+result lock-container-warns 0 "^coreschedd: warning: $cfg/coreschedd.conf:2: \[Container\] Lock=yes locks only containers started through coresched-runtime" $rc "$out"

@@ -643,6 +643,15 @@ static void test_exe_word_warnings(void)
 		CHECK(strstr(w.text, "x.conf:4: [Group r] Lock=yes locks only") != NULL);
 		conf_free(c);
 	}
+	/* [Container] Lock=: the line that set it last */
+	w.text[0] = '\0';
+	c = load("[Container]\nLock=no\n\n[Container]\nLock=yes\n", NULL);
+	CHECK(c != NULL);
+	if (c) {
+		conf_warnings(c, collect_warning, &w);
+		CHECK(strstr(w.text, "x.conf:5: [Container] Lock=yes locks only containers") != NULL);
+		conf_free(c);
+	}
 	snprintf(path, sizeof(path), "rm -rf '%s'", dir);
 	CHECK(system(path) == 0);
 }

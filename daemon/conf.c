@@ -302,18 +302,52 @@ static int loader_line(struct conf_loader *ld, const char *line)
 	return 1;
 }
 
+/* A line of the file into rd->buf, without its '\n': 1, 0 at the end,
+ * <0. At most CONF_LINE_MAX + 2 characters (the text and a '\r') are
+ * read: a line that has more is too long whatever follows, and is not
+ * read on, so that a line end that never comes (a device, a runaway
+ * write) costs no memory; and only the end of the file ends it, not a
+ * failure to read. */
+static int reader_file_line(struct line_reader *rd, size_t *ret_len)
+{
+	const size_t max = CONF_LINE_MAX + 2;
+	size_t len = 0;
+	int ch = 0;
+
+	if (!rd->buf) {
+		rd->buf = malloc(max + 1);
+		if (!rd->buf)
+			return -ENOMEM;
+		rd->cap = max + 1;
+	}
+	errno = 0;
+	while (len < max) {
+		ch = getc_unlocked(rd->f);
+		if (ch == EOF || ch == '\n')
+			break;
+		rd->buf[len++] = (char)ch;
+	}
+	if (ch == EOF) {
+		if (ferror(rd->f))
+			return -(errno ? errno : EIO);
+		if (len == 0)
+			return 0;
+	}
+	rd->buf[len] = '\0';
+	*ret_len = len;
+	return 1;
+}
+
 /* The next line into rd->buf without its line end: 1, 0 at the end, <0. */
 static int reader_next(struct line_reader *rd, size_t *ret_len)
 {
-	ssize_t n;
-	size_t len;
+	size_t len = 0;
+	int r;
 
 	if (rd->f) {
-		errno = 0;
-		n = getline(&rd->buf, &rd->cap, rd->f);
-		if (n < 0)
-			return ferror(rd->f) ? -(errno ? errno : EIO) : 0;
-		len = (size_t)n;
+		r = reader_file_line(rd, &len);
+		if (r <= 0)
+			return r;
 	} else {
 		if (!*rd->text)
 			return 0;

@@ -481,17 +481,45 @@ static int add_source(struct conf_loader *ld, const char *path)
 	return 0;
 }
 
+/* Opened non-blocking and checked first: a FIFO would hold the load (and
+ * a reload, the event loop) until someone writes to it. */
+static int open_file(struct conf_loader *ld, const char *path, bool missing_ok, FILE **ret)
+{
+	struct stat st;
+	int fd, flags, err;
+
+	fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	if (fd < 0) {
+		if (errno == ENOENT && missing_ok)
+			return 0;
+		return conf_fail_file(ld, errno, path, "cannot open: %s", strerror(errno));
+	}
+	if (fstat(fd, &st) < 0 || (flags = fcntl(fd, F_GETFL)) < 0 || fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) < 0) {
+		err = errno;
+		close(fd);
+		return conf_fail_file(ld, err, path, "cannot open: %s", strerror(err));
+	}
+	if (S_ISFIFO(st.st_mode)) {
+		close(fd);
+		return conf_fail_file(ld, EINVAL, path, "cannot open: a FIFO, not a file");
+	}
+	*ret = fdopen(fd, "re");
+	if (!*ret) {
+		err = errno;
+		close(fd);
+		return conf_fail_file(ld, err, path, "cannot open: %s", strerror(err));
+	}
+	return 0;
+}
+
 static int apply_file(struct conf_loader *ld, const char *path, bool missing_ok)
 {
 	struct line_reader rd = { .ld = ld };
 	int r;
 
-	rd.f = fopen(path, "re");
-	if (!rd.f) {
-		if (errno == ENOENT && missing_ok)
-			return 0;
-		return conf_fail_file(ld, errno, path, "cannot open: %s", strerror(errno));
-	}
+	r = open_file(ld, path, missing_ok, &rd.f);
+	if (r < 0 || !rd.f)
+		return r;
 	r = add_source(ld, path);
 	if (r == 0)
 		r = parse_stream(ld, &rd);

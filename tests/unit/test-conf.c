@@ -537,6 +537,18 @@ static void test_missing_and_unreadable(void)
 	snprintf(sub, sizeof(sub), "%s: read error: ", main_file);
 	CHECK(error && strncmp(error, sub, strlen(sub)) == 0);
 	free(error);
+	/* a FIFO: refused at once, not waited on for a writer (the alarm
+	 * ends the test if it is) */
+	error = NULL;
+	snprintf(main_file, sizeof(main_file), "%s/fifo.conf", base);
+	CHECK(mkfifo(main_file, 0600) == 0);
+	alarm(10);
+	CHECK(conf_load(&paths, &c, &error) == -EINVAL);
+	alarm(0);
+	CHECK(c == NULL);
+	snprintf(sub, sizeof(sub), "%s: cannot open: a FIFO, not a file", main_file);
+	CHECK_STREQ(error, sub);
+	free(error);
 	rm_tree(base);
 }
 

@@ -19,19 +19,24 @@ static void *grow(void *arr, size_t n, size_t size)
 	return realloc(arr, (n ? n * 2 : 4) * size);
 }
 
-/* "1000-1999": 1 with the range, 0 when s is not shaped like a range. */
+/* "1000-1999": 1 with the range, 0 when s is not shaped like a range,
+ * -EINVAL when it is (digits, a dash, digits) but an end is no valid id. */
 static int parse_range(const char *s, uint32_t *ret_first, uint32_t *ret_last)
 {
 	const char *dash = strchr(s, '-');
-	char first[16];
+	size_t n = dash ? (size_t)(dash - s) : 0;
+	char first[11];
 	uint32_t a, b;
 
-	if (!dash || dash == s || (size_t)(dash - s) >= sizeof(first))
+	if (!dash || n == 0 || strspn(s, "0123456789") != n || !dash[1] ||
+	    strspn(dash + 1, "0123456789") != strlen(dash + 1))
 		return 0;
-	memcpy(first, s, (size_t)(dash - s));
-	first[dash - s] = '\0';
+	if (n > 10)
+		return -EINVAL;
+	memcpy(first, s, n);
+	first[n] = '\0';
 	if (conf_ids_parse(first, &a) < 0 || conf_ids_parse(dash + 1, &b) < 0)
-		return 0;
+		return -EINVAL;
 	*ret_first = a;
 	*ret_last = b;
 	return 1;
@@ -73,7 +78,10 @@ static int user_word(struct conf_loader *ld, struct group *g, const char *key, c
 			return conf_fail(ld, "%s: unknown group '%s'", key, w + 1);
 		return r < 0 ? conf_fail(ld, "%s: %s", key, strerror(-r)) : 0;
 	}
-	if (parse_range(w, &first, &last)) {
+	r = parse_range(w, &first, &last);
+	if (r < 0)
+		return conf_fail(ld, "%s: invalid range '%s'", key, w);
+	if (r > 0) {
 		if (first > last)
 			return conf_fail(ld, "%s: range '%s' is empty", key, w);
 	} else {
@@ -94,7 +102,10 @@ static int group_word(struct conf_loader *ld, struct group *g, const char *key, 
 	uint32_t first, last;
 	int r;
 
-	if (parse_range(w, &first, &last)) {
+	r = parse_range(w, &first, &last);
+	if (r < 0)
+		return conf_fail(ld, "%s: invalid range '%s'", key, w);
+	if (r > 0) {
 		if (first > last)
 			return conf_fail(ld, "%s: range '%s' is empty", key, w);
 	} else {

@@ -228,8 +228,12 @@ static int set_string(struct conf_loader *ld, const struct conf_key *k, void *ba
 
 static int parse_abs_path(struct conf_loader *ld, const struct conf_key *k, void *base, const char *value)
 {
+	size_t n = strlen(value);
+
 	if (*value && value[0] != '/')
 		return conf_fail(ld, "%s: path '%s' is not absolute", k->name, value);
+	if (n && value[n - 1] == '/')
+		return conf_fail(ld, "%s: path '%s' names a directory, not a file", k->name, value);
 	return set_string(ld, k, base, value);
 }
 

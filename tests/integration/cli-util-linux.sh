@@ -62,3 +62,9 @@ expect copy-to-parent-rc $? 0
 now=$(coresched get | sed 's/^.*\(0x.*$\)/\1/')
 expect_distinct copy-to-parent-different-cookie "$now" "$parent"
 expect copy-to-parent-is-mine "$now" "$(cookie $$)"
+
+# several PIDs: get goes on past one that is gone, and ends with its status
+# (coresched(1), EXIT STATUS)
+out=$(coresched get 999999 $$ 2>/dev/null); rc=$?
+expect get-past-missing-rc $rc 5
+expect get-past-missing "$out" "cookie of pid $$ is $(cookie $$)"

@@ -182,6 +182,22 @@ static void test_container_keys(void)
 	conf_free(c);
 }
 
+/* Quotes are not syntax (coreschedd.conf(5), SYNTAX): part of the word. */
+static void test_quotes_are_literal(void)
+{
+	struct conf *c = load("[Group q]\nMatchComm=\"cc1\" 'ld'\nDescription=\"a b\"\n", NULL);
+	const struct group *g = c ? conf_find_group(c, "q") : NULL;
+
+	CHECK(g != NULL);
+	if (g) {
+		CHECK(g->n_match_words[MATCH_COMM] == 2);
+		CHECK_STREQ(g->match_words[MATCH_COMM][0], "\"cc1\"");
+		CHECK_STREQ(g->match_words[MATCH_COMM][1], "'ld'");
+		CHECK_STREQ(g->description, "\"a b\"");
+	}
+	conf_free(c);
+}
+
 static void test_group_keys(void)
 {
 	struct conf *c = load("[Group web]\nDescription=Browsers and more\nMatchExe=/usr/bin/firefox  /usr/lib/x/*\n"
@@ -283,6 +299,8 @@ static const struct {
 	{ "[Daemon]\nControlGroup=nogroupx\n", "x.conf:2: ControlGroup: unknown group 'nogroupx'" },
 	{ "[Daemon]\nStatsIntervalSec=0\n", "x.conf:2: StatsIntervalSec: value '0' out of range 1..3600" },
 	{ "[Daemon]\nMetricsFile=x.prom\n", "x.conf:2: MetricsFile: path 'x.prom' is not absolute" },
+	{ "[Daemon]\nMetricsFile=/\n", "x.conf:2: MetricsFile: path '/' names a directory, not a file" },
+	{ "[Daemon]\nMetricsFile=/run/\n", "x.conf:2: MetricsFile: path '/run/' names a directory, not a file" },
 	{ "[Daemon]\nReceiveBuffer=100\n",
 	  "x.conf:2: ReceiveBuffer: value '100' out of range (0 or 4096..16777216)" },
 	{ "[Daemon]\nReceiveBuffer=17M\n",
@@ -715,6 +733,7 @@ int main(void)
 	RUN(test_booleans);
 	RUN(test_container_keys);
 	RUN(test_group_keys);
+	RUN(test_quotes_are_literal);
 	RUN(test_list_reset);
 	RUN(test_errors);
 	RUN(test_syntax);

@@ -209,11 +209,89 @@ static bool restored(const struct task *t)
 	       t->origin == ORIGIN_FOREIGN;
 }
 
+/* Where a cookie began outside a key: a process carrying it whose parent
+ * does not (it was given the cookie, not born with it), and which the
+ * rules or the state file put elsewhere or nowhere. A key that took that
+ * cookie would share a core with it. (A helper born while no daemon ran,
+ * whose member ended then too, is an orphan: it counts as such a
+ * process, and its key makes a new cookie.) */
+struct origin_claim {
+	char *claim; /* the key it belongs to ("GROUP/KEY"); "" none */
+	bool mixed;        /* began in two places: outside any one key */
+};
+
+/* The key a start-up task belongs to, as the vote names keys. */
+static const char *claim_of(const struct pending *p, char *buf, size_t size)
+{
+	if (restored(p->t)) {
+		if (p->t->key)
+			snprintf(buf, size, "%s/%s", p->t->key->group, p->t->key->name);
+		else
+			snprintf(buf, size, "%s", p->t->want ? p->t->want : "");
+	} else if (p->g)
+		snprintf(buf, size, "%s/%s", p->g->name, p->key);
+	else
+		buf[0] = '\0';
+	return buf;
+}
+
+static void free_origin(void *userdata, void *value)
+{
+	(void)userdata;
+	free(((struct origin_claim *)value)->claim);
+	free(value);
+}
+
+static struct hashmap *origins_find(struct engine *e, const struct pending *p, size_t n)
+{
+	struct hashmap *m = hashmap_new(false);
+	char buf[MATCH_KEY_MAX + 80];
+
+	for (size_t i = 0; m && i < n; i++) {
+		const struct task *t = p[i].t, *parent;
+		struct origin_claim *o;
+		const char *claim;
+
+		if (t->cookie == 0 || t->cookie == COOKIE_UNKNOWN)
+			continue;
+		parent = engine_task(e, p[i].ppid);
+		if (parent && parent->cookie == t->cookie)
+			continue; /* born with it */
+		claim = claim_of(&p[i], buf, sizeof(buf));
+		o = hashmap_get_u64(m, t->cookie);
+		if (o) {
+			o->mixed |= strcmp(o->claim, claim) != 0;
+			continue;
+		}
+		o = calloc(1, sizeof(*o));
+		if (!o || !(o->claim = strdup(claim)) || hashmap_put_u64(m, t->cookie, o) < 0) {
+			if (o)
+				free(o->claim);
+			free(o);
+			hashmap_foreach(m, free_origin, NULL);
+			hashmap_free(m);
+			return NULL; /* out of memory: the plain vote */
+		}
+	}
+	return m;
+}
+
+/* May key id take cookie c? Not where it began outside the key. */
+static bool cookie_began_inside(const struct hashmap *origins, sc_cookie c, const char *id)
+{
+	const struct origin_claim *o = origins ? hashmap_get_u64(origins, c) : NULL;
+
+	return !o || (!o->mixed && strcmp(o->claim, id) == 0);
+}
+
 /* On start-up, each key takes the cookie most of its tasks already share,
- * so a restart moves nobody who was placed correctly. */
+ * so a restart moves nobody who was placed correctly; but not a cookie
+ * that began outside the key (origins_find()): one given, while no daemon
+ * ran, to a process the key does not hold and copied from it onto
+ * members. With none left the key makes a new cookie. */
 static void adopt(struct engine *e, struct pending *p, size_t n)
 {
-	struct hashmap *votes = hashmap_new(true);
+	struct hashmap *votes = hashmap_new(true), *origins = origins_find(e, p, n);
 	char id[MATCH_KEY_MAX + 80];
 
 	for (size_t i = 0; votes && i < n; i++) {
@@ -240,16 +318,17 @@ static void adopt(struct engine *e, struct pending *p, size_t n)
 		struct task *t = p[i].t;
 		struct vote *v;
 		struct key *k;
-		unsigned best = 0;
+		int best = -1;
 
 		if (restored(t) || !p[i].g)
 			continue;
 		snprintf(id, sizeof(id), "%s/%s", p[i].g->name, p[i].key);
 		v = votes ? hashmap_get_str(votes, id) : NULL;
-		for (unsigned j = 1; v && j < 8; j++)
-			if (v->count[j] > v->count[best])
+		for (int j = 0; v && j < 8; j++)
+			if (v->count[j] && cookie_began_inside(origins, v->cookie[j], id) &&
+			    (best < 0 || v->count[j] > v->count[best]))
 				best = j;
-		if (table_join(e, t, p[i].g, p[i].key, v ? v->tid[best] : 0) < 0) {
+		if (table_join(e, t, p[i].g, p[i].key, best >= 0 ? v->tid[best] : 0) < 0) {
 			/* Tried again each tick, with the cookie it carries now. */
 			free(t->want);
 			if (asprintf(&t->want, "%s/%s", p[i].g->name, p[i].key) < 0)
@@ -281,6 +360,10 @@ static void adopt(struct engine *e, struct pending *p, size_t n)
 	if (votes) {
 		hashmap_foreach(votes, free_value, NULL);
 		hashmap_free(votes);
+	}
+	if (origins) {
+		hashmap_foreach(origins, free_origin, NULL);
+		hashmap_free(origins);
 	}
 }
 

@@ -5798,6 +5798,60 @@ static void test_helper_started_while_down(void)
 	scenario_done();
 }
 
+/* While no daemon runs, the user of members of a Per=group key gives a
+ * process of its own that no group claims (foreign) a new cookie and
+ * copies it onto `copied` of the four members. The new daemon's vote
+ * does not take that cookie, however many carry it: the key would share
+ * a core with the foreign process. Two of four: the key keeps its
+ * cookie; four of four: it makes a new one. The foreign process keeps
+ * its cookie alone. */
+static void foreign_cookie_copied_while_down(int copied)
+{
+	const char *conf = "[Group beta]\nMatchExe=/usr/bin/beta\n";
+	struct fproc *m[4], *fg;
+	sc_cookie old, f;
+	uint64_t seen;
+
+	e = scenario_with_state(conf);
+	if (!e)
+		return;
+	for (int i = 0; i < 4; i++)
+		m[i] = spawn("/usr/bin/beta", 1000);
+	deliver(n_events);
+	old = cookie_of(m[0]);
+	CHECK(old != 0 && m[3] && cookie_of(m[3]) == old);
+	engine_tick(e); /* the heartbeat */
+	seen = fk_seen;
+	deliver_or_lose(n_events, true);
+	e = engine_free(e); /* killed */
+	fk_seen = seen;
+	fg = spawn("/usr/bin/fgn", 1000);
+	CHECK(fg && set_all(fg->pid, 0, true) == 0);
+	f = cookie_of(fg);
+	for (int i = 0; i < copied; i++)
+		CHECK(set_all(m[i]->pid, f, false) == 0);
+	CHECK(engine_new_sys(&fake, 1, &e) == 0);
+	if (!e)
+		return;
+	engine_set_conf(e, load_text(conf));
+	engine_set_state_file(e, state_path);
+	engine_scan(e, true, false);
+	deliver(n_events);
+	for (int i = 0; i < 4; i++) {
+		CHECK(has_group(m[i]->pid, "beta"));
+		CHECK(cookie_of(m[i]) == cookie_of(m[0]));
+	}
+	CHECK(cookie_of(m[0]) != f && cookie_of(m[0]) != 0);
+	if (copied < 4)
+		CHECK(cookie_of(m[0]) == old);
+	CHECK(cookie_of(fg) == f && !has_group(fg->pid, "beta"));
+	scenario_done();
+}
+
+static void test_restart_tie_does_not_take_foreign_cookie(void) { foreign_cookie_copied_while_down(2); }
+static void test_restart_majority_does_not_take_foreign_cookie(void) { foreign_cookie_copied_while_down(3); }
+static void test_restart_all_copied_makes_new_cookie(void) { foreign_cookie_copied_while_down(4); }
+
 /* A member started while no daemon ran forks a helper while the new
  * daemon's scan is under way: after the scan read it, before the
  * adoption tagged it, and past the walk's listing. The helper copied
@@ -7110,6 +7164,9 @@ int main(void)
 	RUN(test_fork_race_then_helper);
 	RUN(test_fork_race_then_helper_per_process);
 	RUN(test_helper_started_while_down);
+	RUN(test_restart_tie_does_not_take_foreign_cookie);
+	RUN(test_restart_majority_does_not_take_foreign_cookie);
+	RUN(test_restart_all_copied_makes_new_cookie);
 	RUN(test_helper_forked_during_start_up_scan);
 	RUN(test_job_forked_before_exec_during_start_up_scan);
 	RUN(test_root_placement_written_in_its_pass);

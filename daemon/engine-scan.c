@@ -210,18 +210,24 @@ static bool restored(const struct task *t)
 }
 
 /* Where a cookie began outside a key: a process carrying it whose parent
- * does not (it was given the cookie, not born with it), and which the
- * rules or the state file put elsewhere or nowhere. A key that took that
- * cookie would share a core with it. (A helper born while no daemon ran,
- * whose member ended then too, is an orphan: it counts as such a
- * process, and its key makes a new cookie.) */
+ * does not (it was given the cookie, not born with it), and which belongs
+ * elsewhere or nowhere. A key that took that cookie would share a core
+ * with it. A process belongs to the key the rules or the state file put
+ * it in; one no group claims, to that of its nearest ancestor that has
+ * one (a member's helper is the member's, whatever its member carries
+ * now). (A helper born while no daemon ran, whose member ended then too,
+ * is an orphan: it belongs nowhere, and its key makes a new cookie.) */
 struct origin_claim {
 	char *claim; /* the key it belongs to ("GROUP/KEY"); "" none */
-	bool mixed;        /* began in two places: outside any one key */
+	bool mixed;  /* began in two places: outside any one key */
 };
 
-/* The key a start-up task belongs to, as the vote names keys. */
-static const char *claim_of(const struct pending *p, char *buf, size_t size)
+/* Deeper than any real process tree; a loop in a corrupt one ends here. */
+#define CLAIM_ANCESTORS_MAX 64
+
+/* The key a start-up task belongs to itself, as the vote names keys; ""
+ * for none. */
+static const char *own_claim(const struct pending *p, char *buf, size_t size)
 {
 	if (restored(p->t)) {
 		if (p->t->key)
@@ -235,6 +241,18 @@ static const char *claim_of(const struct pending *p, char *buf, size_t size)
 	return buf;
 }
 
+/* Its own, or its nearest claimed ancestor's (by pid: byppid). */
+static const char *claim_of(const struct pending *p, const struct hashmap *bypid, char *buf, size_t size)
+{
+	for (int depth = 0; p && depth < CLAIM_ANCESTORS_MAX; depth++) {
+		if (*own_claim(p, buf, size))
+			return buf;
+		p = p->ppid > 0 && p->ppid != p->t->pid ? hashmap_get_u64(bypid, (uint64_t)p->ppid) : NULL;
+	}
+	buf[0] = '\0';
+	return buf;
+}
+
 static void free_origin(void *userdata, void *value)
 {
 	(void)userdata;
@@ -242,12 +260,23 @@ static void free_origin(void *userdata, void *value)
 	free(value);
 }
 
-static struct hashmap *origins_find(struct engine *e, const struct pending *p, size_t n)
+static void origins_free(struct hashmap *m)
 {
-	struct hashmap *m = hashmap_new(false);
+	if (m) {
+		hashmap_foreach(m, free_origin, NULL);
+		hashmap_free(m);
+	}
+}
+
+static struct hashmap *origins_find(struct engine *e, struct pending *p, size_t n)
+{
+	struct hashmap *m = hashmap_new(false), *bypid = hashmap_new(false);
 	char buf[MATCH_KEY_MAX + 80];
 
-	for (size_t i = 0; m && i < n; i++) {
+	for (size_t i = 0; m && bypid && i < n; i++)
+		if (hashmap_put_u64(bypid, (uint64_t)p[i].t->pid, &p[i]) < 0)
+			goto fail;
+	for (size_t i = 0; m && bypid && i < n; i++) {
 		const struct task *t = p[i].t, *parent;
 		struct origin_claim *o;
 		const char *claim;
@@ -257,7 +286,7 @@ static struct hashmap *origins_find(struct engine *e, const struct pending *p, s
 		parent = engine_task(e, p[i].ppid);
 		if (parent && parent->cookie == t->cookie)
 			continue; /* born with it */
-		claim = claim_of(&p[i], buf, sizeof(buf));
+		claim = claim_of(&p[i], bypid, buf, sizeof(buf));
 		o = hashmap_get_u64(m, t->cookie);
 		if (o) {
 			o->mixed |= strcmp(o->claim, claim) != 0;
@@ -268,12 +297,17 @@ static struct hashmap *origins_find(struct engine *e, const struct pending *p, s
 			if (o)
 				free(o->claim);
 			free(o);
-			hashmap_foreach(m, free_origin, NULL);
-			hashmap_free(m);
-			return NULL; /* out of memory: the plain vote */
+			goto fail;
 		}
 	}
+	if (!bypid)
+		goto fail;
+	hashmap_free(bypid);
 	return m;
+fail:
+	hashmap_free(bypid);
+	origins_free(m);
+	return NULL; /* out of memory: the plain vote */
 }
 
 /* May key id take cookie c? Not where it began outside the key. */
@@ -361,10 +395,7 @@ static void adopt(struct engine *e, struct pending *p, size_t n)
 		hashmap_foreach(votes, free_value, NULL);
 		hashmap_free(votes);
 	}
-	if (origins) {
-		hashmap_foreach(origins, free_origin, NULL);
-		hashmap_free(origins);
-	}
+	origins_free(origins);
 }
 
 

@@ -5800,15 +5800,19 @@ static void test_helper_started_while_down(void)
 
 /* While no daemon runs, the user of members of a Per=group key gives a
  * process of its own that no group claims (foreign) a new cookie and
- * copies it onto `copied` of the four members. The new daemon's vote
- * does not take that cookie, however many carry it: the key would share
- * a core with the foreign process. Two of four: the key keeps its
- * cookie; four of four: it makes a new one. The foreign process keeps
- * its cookie alone. */
+ * copies it onto `copied` of the four members, one of which had forked a
+ * helper, born with the old cookie. The new daemon's vote does not take
+ * the foreign cookie, however many carry it: the key would share a core
+ * with the foreign process. Nor does the helper's old cookie, which its
+ * parent no longer carries, count as begun outside: the helper is its
+ * member's. Two or three of four: the key keeps its cookie, the helper
+ * with it; four of four: it makes a new one, and the helper, which no
+ * member shows to be beta's any more, keeps the old one alone. The
+ * foreign process keeps its cookie alone. */
 static void foreign_cookie_copied_while_down(int copied)
 {
 	const char *conf = "[Group beta]\nMatchExe=/usr/bin/beta\n";
-	struct fproc *m[4], *fg;
+	struct fproc *m[4], *fg, *h;
 	sc_cookie old, f;
 	uint64_t seen;
 
@@ -5825,6 +5829,12 @@ static void foreign_cookie_copied_while_down(int copied)
 	deliver_or_lose(n_events, true);
 	e = engine_free(e); /* killed */
 	fk_seen = seen;
+	/* m[0]'s helper, born with the old cookie: it keeps it when m[0] is
+	 * given the foreign one, and is still m[0]'s */
+	h = m[0] ? fork_of(m[0]) : NULL;
+	if (h)
+		exec_as(h, "/usr/bin/helper");
+	CHECK(h && cookie_of(h) == old);
 	fg = spawn("/usr/bin/fgn", 1000);
 	CHECK(fg && set_all(fg->pid, 0, true) == 0);
 	f = cookie_of(fg);
@@ -5845,6 +5855,10 @@ static void foreign_cookie_copied_while_down(int copied)
 	if (copied < 4)
 		CHECK(cookie_of(m[0]) == old);
 	CHECK(cookie_of(fg) == f && !has_group(fg->pid, "beta"));
+	if (copied < 4)
+		CHECK(h && has_group(h->pid, "beta") && cookie_of(h) == cookie_of(m[0]));
+	else /* no member left to say the old cookie was beta's: alone with it */
+		CHECK(h && cookie_of(h) == old && cookie_of(h) != cookie_of(m[0]));
 	scenario_done();
 }
 

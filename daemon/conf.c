@@ -481,6 +481,16 @@ static int add_source(struct conf_loader *ld, const char *path)
 	return 0;
 }
 
+/* A device other than /dev/null (which reads as an empty file): a
+ * terminal or /dev/ptmx would be read until a line end that may never
+ * come, and opening some acts (a watchdog arms): never opened. A
+ * directory is left to the read, which fails. */
+static bool is_device(const struct stat *st)
+{
+	return !S_ISREG(st->st_mode) && !S_ISDIR(st->st_mode) && !S_ISFIFO(st->st_mode) &&
+	       !(S_ISCHR(st->st_mode) && st->st_rdev == makedev(1, 3));
+}
+
 /* Opened non-blocking and checked first: a FIFO would hold the load (and
  * a reload, the event loop) until someone writes to it. */
 static int open_file(struct conf_loader *ld, const char *path, bool missing_ok, FILE **ret)
@@ -488,6 +498,8 @@ static int open_file(struct conf_loader *ld, const char *path, bool missing_ok, 
 	struct stat st;
 	int fd, flags, err;
 
+	if (stat(path, &st) == 0 && is_device(&st))
+		return conf_fail_file(ld, EINVAL, path, "cannot open: a device, not a file");
 	fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
 	if (fd < 0) {
 		if (errno == ENOENT && missing_ok)
@@ -502,6 +514,10 @@ static int open_file(struct conf_loader *ld, const char *path, bool missing_ok, 
 	if (S_ISFIFO(st.st_mode)) {
 		close(fd);
 		return conf_fail_file(ld, EINVAL, path, "cannot open: a FIFO, not a file");
+	}
+	if (is_device(&st)) { /* put there since the stat() */
+		close(fd);
+		return conf_fail_file(ld, EINVAL, path, "cannot open: a device, not a file");
 	}
 	*ret = fdopen(fd, "re");
 	if (!*ret) {

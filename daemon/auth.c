@@ -301,16 +301,18 @@ int auth_parse_status(const char *text, struct auth_creds *ret)
 }
 
 /* Whether pid lives in a user namespace other than the daemon's, and
- * whose uid owns it (as the daemon's namespace sees that uid). */
+ * whose uid owns it (as the daemon's namespace sees that uid); and the
+ * namespaces from its up to the daemon's, each with its owner. */
 static void read_userns(const char *proc_root, pid_t pid, struct auth_creds *c)
 {
 	char path[256];
-	struct stat theirs;
+	struct stat theirs, mine;
 	uid_t owner;
 	int fd;
 
 	c->userns_other = false;
 	c->userns_known = false;
+	c->n_userns_up = 0;
 	snprintf(path, sizeof(path), "%s/%d/ns/user", proc_root, (int)pid);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
@@ -324,6 +326,26 @@ static void read_userns(const char *proc_root, pid_t pid, struct auth_creds *c)
 		c->userns_other = true;
 		c->userns_owner = owner;
 	}
+	if (c->userns_known && stat("/proc/self/ns/user", &mine) == 0)
+		for (struct stat st = theirs; c->n_userns_up <= AUTH_USERNS_DEPTH;) {
+			struct auth_userns *u = &c->userns_up[c->n_userns_up++];
+			int parent;
+
+			u->dev = st.st_dev;
+			u->ino = st.st_ino;
+			u->owner = (uid_t)-1;
+			if (st.st_dev == mine.st_dev && st.st_ino == mine.st_ino)
+				break;
+			if (ioctl(fd, NS_GET_OWNER_UID, &u->owner) < 0)
+				break;
+			parent = ioctl(fd, NS_GET_PARENT);
+			if (parent < 0)
+				break;
+			close(fd);
+			fd = parent;
+			if (fstat(fd, &st) < 0)
+				break;
+		}
 	close(fd);
 }
 
@@ -419,13 +441,20 @@ int auth_may_act_on(uid_t uid, gid_t gid, const struct auth_creds *t)
 
 int auth_peer_may_act_on(const struct auth_peer *p, const struct auth_creds *t)
 {
-	if (auth_may_act_on(p->uid, p->gid, t) < 0)
+	if (auth_may_act_on(p->uid, p->gid, t) < 0 || !p->userns_known || !t->userns_known)
 		return -EPERM;
-	if (p->userns_mine)
-		return 0;
-	if (!p->userns_known || !t->userns_known || p->userns_dev != t->userns_dev || p->userns_ino != t->userns_ino)
-		return -EPERM;
-	return (t->cap_prm & ~p->cap_prm) ? -EPERM : 0;
+	/* cap_ptrace_access_check(): in the caller's own namespace, what the
+	 * target holds must be within what it held (in the daemon's, none:
+	 * auth_may_act_on()) ... */
+	if (p->userns_dev == t->userns_dev && p->userns_ino == t->userns_ino)
+		return p->userns_mine || !(t->cap_prm & ~p->cap_prm) ? 0 : -EPERM;
+	/* ... and below it, the namespace between must be the caller's
+	 * (cap_capable(): its parent the caller's, its owner the caller's
+	 * euid). */
+	for (unsigned i = 1; i < t->n_userns_up; i++)
+		if (t->userns_up[i].dev == p->userns_dev && t->userns_up[i].ino == p->userns_ino)
+			return t->userns_up[i - 1].owner == p->uid ? 0 : -EPERM;
+	return -EPERM; /* above it, beside it, or not known */
 }
 
 bool auth_may_see(const struct auth_peer *p, pid_t pid)

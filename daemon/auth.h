@@ -66,6 +66,9 @@ bool auth_may_name_config_dir(const struct auth_peer *p);
 bool auth_group_allows(const struct group *g, const struct auth_peer *p);
 
 /* A target's credentials: real, effective, saved (and fs, unused). */
+/* How deep user namespaces nest (the kernel's limit). */
+#define AUTH_USERNS_DEPTH 32
+
 struct auth_creds {
 	uid_t uid[4];
 	gid_t gid[4];
@@ -77,6 +80,16 @@ struct auth_creds {
 	bool userns_known;  /* the namespace it is in: */
 	dev_t userns_dev;
 	ino_t userns_ino;
+	/* Its namespace ([0]) and each parent in turn, up to and with the
+	 * daemon's when n_userns_up reaches it: the kernel lets a caller act
+	 * on a process of a namespace below its own only where it owns the
+	 * one between (ns_capable()). */
+	unsigned n_userns_up;
+	struct auth_userns {
+		dev_t dev;
+		ino_t ino;
+		uid_t owner; /* as the daemon's namespace sees the uid */
+	} userns_up[AUTH_USERNS_DEPTH + 1];
 };
 
 /* The Uid: and Gid: lines of /proc/PID/status, all four numbers each.
@@ -102,10 +115,13 @@ int auth_may_act_on(uid_t uid, gid_t gid, const struct auth_creds *t);
  * (cap_ptrace_access_check()), never on a process of the namespaces
  * above, the daemon's included, whatever its uid. One here may act only on
  * processes of its own user namespace whose permitted capabilities it
- * held at connect (not on those of a namespace below its own, which the
- * kernel allows where it owns that namespace). A peer whose namespace
- * could not be read is taken as in another, unknown one: it may act on no
- * one. 0 or -EPERM. */
+ * held at connect, or of a namespace below its own where it owns the
+ * one between, as the kernel allows. Any caller, the daemon's own
+ * namespace's included, may act on a process of another namespace only
+ * so: not on one of its uid in a namespace root made (a service's
+ * PrivateUsers=). A peer, or a target, whose namespace could not be read
+ * is taken as in another, unknown one: it may act on no one. 0 or
+ * -EPERM. */
 int auth_peer_may_act_on(const struct auth_peer *p, const struct auth_creds *t);
 /* May the (unprivileged) peer see pid's details (its program, its cookie)
  * through the daemon? Where the kernel would show them to it:

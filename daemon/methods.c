@@ -659,8 +659,8 @@ static int authorize(void *userdata, pid_t pid, const struct task *current)
 		return r;
 	if (auth_peer_may_act_on(x->c->peer, &cr) < 0) {
 		x->why = "an unprivileged caller may place only its own processes, with every uid and gid "
-			 "its own, dumpable, holding no capabilities and in its own user namespace, as the kernel "
-			 "requires";
+			 "its own, dumpable, holding no capabilities and in its own user namespace or one it made, as "
+			 "the kernel requires";
 		return -EPERM;
 	}
 	if (auth_placed_by_other(current, x->c->uid)) {

@@ -459,7 +459,32 @@ else
 	result foreign-userns-assign-own 0 '' $? "$out"
 	out=$(inuserns "$cs" run -g open -- true 2>&1)
 	result foreign-userns-run 0 '' $? "$out"
+	# One it made inside its own (a rootless engine's container with a
+	# mapping of its own): the kernel lets it, and so does the daemon.
+	out=$(inuserns sh -c 'unshare -U --map-root-user sleep 1000 </dev/null >/dev/null 2>&1 & p=$!
+		until [ "$(readlink /proc/$p/ns/user)" != "$(readlink /proc/self/ns/user)" ]; do sleep 0.05; done
+		"$1" assign --group open $p; r=$?; kill $p; exit $r' sh "$cs" 2>&1)
+	result foreign-userns-assign-nested 0 '' $? "$out"
 fi
+
+# A process of the caller's uid in a user namespace root made (a
+# service's PrivateUsers=): the kernel lets the caller act on it no more
+# than on a process of another user, and neither does the daemon.
+mkfifo "$W/maps"
+unshare -U sh -c 'read _ <"$1"; exec "$2" 65534 65534 sleep 1000' sh "$W/maps" "$runas" </dev/null >/dev/null 2>&1 &
+pids+=($!) rootns=$!
+until [ "$(readlink /proc/$rootns/ns/user)" != "$(readlink /proc/self/ns/user)" ]; do sleep 0.05; done
+env printf '0 0 1\n65534 65534 1\n' >"/proc/$rootns/uid_map" &&
+	env printf '0 0 1\n65534 65534 1\n' >"/proc/$rootns/gid_map" && echo >"$W/maps"
+settle "$rootns" "$(readlink -f "$(command -v sleep)")" ||
+	echo "FAIL: $T/root-userns-start: PID $rootns did not become sleep in its namespace"
+"$runas" 65534 65534 cat /proc/$rootns/environ >/dev/null 2>&1
+result root-userns-kernel-refuses 1 '' $? ''
+out=$("$runas" 65534 65534 "$cs" assign --group open "$rootns" 2>&1)
+result root-userns-assign 6 'user namespace' $? "$out"
+expect root-userns-unplaced "$rootns" null none
+out=$("$runas" 65534 65534 "$cs" ps -J 2>&1)
+result root-userns-ps 0 '' $? "$out" "$(grep -w "\"pid\": $rootns" <<<"$out")"
 
 # A session call on a connection whose process was gone before the daemon
 # accepted it places no one, though newer kernels still give a pidfd of

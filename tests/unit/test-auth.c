@@ -89,26 +89,40 @@ static void kernel_credential_test(void)
 	CHECK(auth_may_act_on(1000, 1001, &c) == -EPERM);
 }
 
+/* A target in namespace ino (device 4), below the namespaces of ups in
+ * turn (the last the daemon's, ino 1), each made by its owner. */
+static void in_userns(struct auth_creds *c, ino_t ino, uid_t owner, const ino_t *ups, const uid_t *owners, unsigned n)
+{
+	c->userns_known = true;
+	c->userns_dev = 4;
+	c->userns_ino = ino;
+	c->userns_other = ino != 1;
+	c->userns_owner = owner;
+	c->n_userns_up = 0;
+	c->userns_up[c->n_userns_up++] = (struct auth_userns){ 4, ino, owner };
+	for (unsigned i = 0; i < n; i++)
+		c->userns_up[c->n_userns_up++] = (struct auth_userns){ 4, ups[i], owners[i] };
+}
+
 /* A caller in another user namespace (a sandbox's sharing the host's
  * pids): the kernel lets it act only on processes of its own namespace
- * whose capabilities it holds (cap_ptrace_access_check()), never on one
- * above it, of its own uid or not. */
+ * whose capabilities it holds (cap_ptrace_access_check()), or of one
+ * below it that it made (ns_capable()), never on one above it, of its own
+ * uid or not. */
 static void peer_in_another_user_namespace(void)
 {
+	static const ino_t host_up[] = { 1 }, sandbox_up[] = { 2, 1 };
+	static const uid_t host_owner[] = { (uid_t)-1 }, sandbox_owner[] = { 1000, (uid_t)-1 };
 	struct auth_peer host_peer = { .uid = 1000, .gid = 1000, .pidfd = -1, .userns_mine = true,
 				       .userns_known = true, .userns_dev = 4, .userns_ino = 1 };
 	struct auth_peer sandbox = { .uid = 1000, .gid = 1000, .pidfd = -1, .userns_known = true,
 				     .userns_dev = 4, .userns_ino = 2 };
 	struct auth_peer unknown = { .uid = 1000, .gid = 1000, .pidfd = -1 };
-	struct auth_creds host = creds(1000, 1000, 1000, 1000, 1000), inside;
+	struct auth_creds host = creds(1000, 1000, 1000, 1000, 1000), inside, nested;
 
-	host.userns_known = true;
-	host.userns_dev = 4;
-	host.userns_ino = 1;
+	in_userns(&host, 1, (uid_t)-1, NULL, NULL, 0);
 	inside = host;
-	inside.userns_ino = 2;
-	inside.userns_other = true;
-	inside.userns_owner = 1000;
+	in_userns(&inside, 2, 1000, host_up, host_owner, 1);
 	CHECK(auth_peer_may_act_on(&host_peer, &host) == 0);
 	CHECK(auth_peer_may_act_on(&sandbox, &host) == -EPERM);
 	CHECK(auth_peer_may_act_on(&unknown, &host) == -EPERM); /* gone, no pidfd: not known */
@@ -123,6 +137,28 @@ static void peer_in_another_user_namespace(void)
 	/* And ids are judged first, wherever the caller is. */
 	inside.uid[1] = 0;
 	CHECK(auth_peer_may_act_on(&sandbox, &inside) == -EPERM);
+	/* One of the caller's uid, holding nothing, in a namespace root made
+	 * (a service's PrivateUsers=): the kernel refuses the caller. */
+	inside = host;
+	in_userns(&inside, 2, 0, host_up, host_owner, 1);
+	CHECK(auth_peer_may_act_on(&host_peer, &inside) == -EPERM);
+	/* A namespace the sandbox made inside its own (a rootless engine's
+	 * container with a mapping of its own): the sandbox may, as may the
+	 * host caller that made the sandbox's; made by root, neither. */
+	nested = host;
+	in_userns(&nested, 3, 1000, sandbox_up, sandbox_owner, 2);
+	CHECK(auth_peer_may_act_on(&sandbox, &nested) == 0);
+	CHECK(auth_peer_may_act_on(&host_peer, &nested) == 0);
+	nested.userns_up[0].owner = 0;
+	CHECK(auth_peer_may_act_on(&sandbox, &nested) == -EPERM);
+	/* A namespace beside the sandbox's: no. */
+	nested = host;
+	in_userns(&nested, 5, 1000, host_up, host_owner, 1);
+	CHECK(auth_peer_may_act_on(&sandbox, &nested) == -EPERM);
+	/* A chain cut short (its parent could not be read): not known. */
+	nested = host;
+	in_userns(&nested, 3, 1000, NULL, NULL, 0);
+	CHECK(auth_peer_may_act_on(&sandbox, &nested) == -EPERM);
 }
 
 static void supplementary_groups_count(void)

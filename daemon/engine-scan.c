@@ -209,123 +209,11 @@ static bool restored(const struct task *t)
 	       t->origin == ORIGIN_FOREIGN;
 }
 
-/* Where a cookie began outside a key: a process carrying it whose parent
- * does not (it was given the cookie, not born with it), and which belongs
- * elsewhere or nowhere. A key that took that cookie would share a core
- * with it. A process belongs to the key the rules or the state file put
- * it in; one no group claims, to that of its nearest ancestor that has
- * one (a member's helper is the member's, whatever its member carries
- * now). (A helper born while no daemon ran, whose member ended then too,
- * is an orphan: it belongs nowhere, and its key makes a new cookie.) */
-struct origin_claim {
-	char *claim; /* the key it belongs to ("GROUP/KEY"); "" none */
-	bool mixed;  /* began in two places: outside any one key */
-};
-
-/* Deeper than any real process tree; a loop in a corrupt one ends here. */
-#define CLAIM_ANCESTORS_MAX 64
-
-/* The key a start-up task belongs to itself, as the vote names keys; ""
- * for none. */
-static const char *own_claim(const struct pending *p, char *buf, size_t size)
-{
-	if (restored(p->t)) {
-		if (p->t->key)
-			snprintf(buf, size, "%s/%s", p->t->key->group, p->t->key->name);
-		else
-			snprintf(buf, size, "%s", p->t->want ? p->t->want : "");
-	} else if (p->g)
-		snprintf(buf, size, "%s/%s", p->g->name, p->key);
-	else
-		buf[0] = '\0';
-	return buf;
-}
-
-/* Its own, or its nearest claimed ancestor's (by pid: byppid). */
-static const char *claim_of(const struct pending *p, const struct hashmap *bypid, char *buf, size_t size)
-{
-	for (int depth = 0; p && depth < CLAIM_ANCESTORS_MAX; depth++) {
-		if (*own_claim(p, buf, size))
-			return buf;
-		p = p->ppid > 0 && p->ppid != p->t->pid ? hashmap_get_u64(bypid, (uint64_t)p->ppid) : NULL;
-	}
-	buf[0] = '\0';
-	return buf;
-}
-
-static void free_origin(void *userdata, void *value)
-{
-	(void)userdata;
-	free(((struct origin_claim *)value)->claim);
-	free(value);
-}
-
-static void origins_free(struct hashmap *m)
-{
-	if (m) {
-		hashmap_foreach(m, free_origin, NULL);
-		hashmap_free(m);
-	}
-}
-
-static struct hashmap *origins_find(struct engine *e, struct pending *p, size_t n)
-{
-	struct hashmap *m = hashmap_new(false), *bypid = hashmap_new(false);
-	char buf[MATCH_KEY_MAX + 80];
-
-	for (size_t i = 0; m && bypid && i < n; i++)
-		if (hashmap_put_u64(bypid, (uint64_t)p[i].t->pid, &p[i]) < 0)
-			goto fail;
-	for (size_t i = 0; m && bypid && i < n; i++) {
-		const struct task *t = p[i].t, *parent;
-		struct origin_claim *o;
-		const char *claim;
-
-		if (t->cookie == 0 || t->cookie == COOKIE_UNKNOWN)
-			continue;
-		parent = engine_task(e, p[i].ppid);
-		if (parent && parent->cookie == t->cookie)
-			continue; /* born with it */
-		claim = claim_of(&p[i], bypid, buf, sizeof(buf));
-		o = hashmap_get_u64(m, t->cookie);
-		if (o) {
-			o->mixed |= strcmp(o->claim, claim) != 0;
-			continue;
-		}
-		o = calloc(1, sizeof(*o));
-		if (!o || !(o->claim = strdup(claim)) || hashmap_put_u64(m, t->cookie, o) < 0) {
-			if (o)
-				free(o->claim);
-			free(o);
-			goto fail;
-		}
-	}
-	if (!bypid)
-		goto fail;
-	hashmap_free(bypid);
-	return m;
-fail:
-	hashmap_free(bypid);
-	origins_free(m);
-	return NULL; /* out of memory: the plain vote */
-}
-
-/* May key id take cookie c? Not where it began outside the key. */
-static bool cookie_began_inside(const struct hashmap *origins, sc_cookie c, const char *id)
-{
-	const struct origin_claim *o = origins ? hashmap_get_u64(origins, c) : NULL;
-
-	return !o || (!o->mixed && strcmp(o->claim, id) == 0);
-}
-
 /* On start-up, each key takes the cookie most of its tasks already share,
- * so a restart moves nobody who was placed correctly; but not a cookie
- * that began outside the key (origins_find()): one given, while no daemon
- * ran, to a process the key does not hold and copied from it onto
- * members. With none left the key makes a new cookie. */
+ * so a restart moves nobody who was placed correctly. */
 static void adopt(struct engine *e, struct pending *p, size_t n)
 {
-	struct hashmap *votes = hashmap_new(true), *origins = origins_find(e, p, n);
+	struct hashmap *votes = hashmap_new(true);
 	char id[MATCH_KEY_MAX + 80];
 
 	for (size_t i = 0; votes && i < n; i++) {
@@ -352,17 +240,16 @@ static void adopt(struct engine *e, struct pending *p, size_t n)
 		struct task *t = p[i].t;
 		struct vote *v;
 		struct key *k;
-		int best = -1;
+		unsigned best = 0;
 
 		if (restored(t) || !p[i].g)
 			continue;
 		snprintf(id, sizeof(id), "%s/%s", p[i].g->name, p[i].key);
 		v = votes ? hashmap_get_str(votes, id) : NULL;
-		for (int j = 0; v && j < 8; j++)
-			if (v->count[j] && cookie_began_inside(origins, v->cookie[j], id) &&
-			    (best < 0 || v->count[j] > v->count[best]))
+		for (unsigned j = 1; v && j < 8; j++)
+			if (v->count[j] > v->count[best])
 				best = j;
-		if (table_join(e, t, p[i].g, p[i].key, best >= 0 ? v->tid[best] : 0) < 0) {
+		if (table_join(e, t, p[i].g, p[i].key, v ? v->tid[best] : 0) < 0) {
 			/* Tried again each tick, with the cookie it carries now. */
 			free(t->want);
 			if (asprintf(&t->want, "%s/%s", p[i].g->name, p[i].key) < 0)
@@ -395,7 +282,6 @@ static void adopt(struct engine *e, struct pending *p, size_t n)
 		hashmap_foreach(votes, free_value, NULL);
 		hashmap_free(votes);
 	}
-	origins_free(origins);
 }
 
 

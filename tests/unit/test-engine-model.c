@@ -5798,74 +5798,6 @@ static void test_helper_started_while_down(void)
 	scenario_done();
 }
 
-/* While no daemon runs, the user of members of a Per=group key gives a
- * process of its own that no group claims (foreign) a new cookie and
- * copies it onto `copied` of the four members, one of which had forked a
- * helper, born with the old cookie. The new daemon's vote does not take
- * the foreign cookie, however many carry it: the key would share a core
- * with the foreign process. Nor does the helper's old cookie, which its
- * parent no longer carries, count as begun outside: the helper is its
- * member's. Two or three of four: the key keeps its cookie, the helper
- * with it; four of four: it makes a new one, and the helper, which no
- * member shows to be beta's any more, keeps the old one alone. The
- * foreign process keeps its cookie alone. */
-static void foreign_cookie_copied_while_down(int copied)
-{
-	const char *conf = "[Group beta]\nMatchExe=/usr/bin/beta\n";
-	struct fproc *m[4], *fg, *h;
-	sc_cookie old, f;
-	uint64_t seen;
-
-	e = scenario_with_state(conf);
-	if (!e)
-		return;
-	for (int i = 0; i < 4; i++)
-		m[i] = spawn("/usr/bin/beta", 1000);
-	deliver(n_events);
-	old = cookie_of(m[0]);
-	CHECK(old != 0 && m[3] && cookie_of(m[3]) == old);
-	engine_tick(e); /* the heartbeat */
-	seen = fk_seen;
-	deliver_or_lose(n_events, true);
-	e = engine_free(e); /* killed */
-	fk_seen = seen;
-	/* m[0]'s helper, born with the old cookie: it keeps it when m[0] is
-	 * given the foreign one, and is still m[0]'s */
-	h = m[0] ? fork_of(m[0]) : NULL;
-	if (h)
-		exec_as(h, "/usr/bin/helper");
-	CHECK(h && cookie_of(h) == old);
-	fg = spawn("/usr/bin/fgn", 1000);
-	CHECK(fg && set_all(fg->pid, 0, true) == 0);
-	f = cookie_of(fg);
-	for (int i = 0; i < copied; i++)
-		CHECK(set_all(m[i]->pid, f, false) == 0);
-	CHECK(engine_new_sys(&fake, 1, &e) == 0);
-	if (!e)
-		return;
-	engine_set_conf(e, load_text(conf));
-	engine_set_state_file(e, state_path);
-	engine_scan(e, true, false);
-	deliver(n_events);
-	for (int i = 0; i < 4; i++) {
-		CHECK(has_group(m[i]->pid, "beta"));
-		CHECK(cookie_of(m[i]) == cookie_of(m[0]));
-	}
-	CHECK(cookie_of(m[0]) != f && cookie_of(m[0]) != 0);
-	if (copied < 4)
-		CHECK(cookie_of(m[0]) == old);
-	CHECK(cookie_of(fg) == f && !has_group(fg->pid, "beta"));
-	if (copied < 4)
-		CHECK(h && has_group(h->pid, "beta") && cookie_of(h) == cookie_of(m[0]));
-	else /* no member left to say the old cookie was beta's: alone with it */
-		CHECK(h && cookie_of(h) == old && cookie_of(h) != cookie_of(m[0]));
-	scenario_done();
-}
-
-static void test_restart_tie_does_not_take_foreign_cookie(void) { foreign_cookie_copied_while_down(2); }
-static void test_restart_majority_does_not_take_foreign_cookie(void) { foreign_cookie_copied_while_down(3); }
-static void test_restart_all_copied_makes_new_cookie(void) { foreign_cookie_copied_while_down(4); }
-
 /* A member started while no daemon ran forks a helper while the new
  * daemon's scan is under way: after the scan read it, before the
  * adoption tagged it, and past the walk's listing. The helper copied
@@ -7178,9 +7110,6 @@ int main(void)
 	RUN(test_fork_race_then_helper);
 	RUN(test_fork_race_then_helper_per_process);
 	RUN(test_helper_started_while_down);
-	RUN(test_restart_tie_does_not_take_foreign_cookie);
-	RUN(test_restart_majority_does_not_take_foreign_cookie);
-	RUN(test_restart_all_copied_makes_new_cookie);
 	RUN(test_helper_forked_during_start_up_scan);
 	RUN(test_job_forked_before_exec_during_start_up_scan);
 	RUN(test_root_placement_written_in_its_pass);

@@ -493,9 +493,9 @@ static int m_explain(void *u, const struct control_caller *c, json_object *p, js
 	struct match_result m;
 	struct match_input in;
 	json_object *o, *rules;
-	const struct task *t;
+	const struct task *t = NULL;
 	sc_cookie now = 0, want = 0;
-	pid_t pid;
+	pid_t pid, tgid;
 	int matched, pidfd, r;
 
 	if (get_pid(p, "pid", &pid) < 0)
@@ -503,13 +503,27 @@ static int m_explain(void *u, const struct control_caller *c, json_object *p, js
 	if (foreign_pids(c, err) < 0)
 		return -EINVAL;
 	/* One process throughout: the pidfd is opened before the reads, and
-	 * the process must still hold it after them (a pid reused between
-	 * the read and the look at its creds would show one process's
-	 * program judged by another's). */
+	 * the process must still hold it after them and after its cookie is
+	 * read (a pid reused in between would show one process's program
+	 * judged by another's creds, or another's cookie). A thread's id
+	 * names its process. */
 	pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
-	r = pidfd < 0 ? -errno : procinfo_read_pidfd("/proc", pid, pidfd, &pi);
+	if (pidfd < 0 && (errno == EINVAL || errno == ENOENT) && procinfo_tgid("/proc", pid, &tgid) >= 0 &&
+	    tgid != pid && tgid > 0) {
+		pid = tgid;
+		pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
+	}
+	if (pidfd < 0 && errno != ESRCH && errno != EINVAL && errno != ENOENT)
+		return -errno; /* out of descriptors, say: not the process's doing */
+	r = pidfd < 0 ? -ESRCH : procinfo_read_pidfd("/proc", pid, pidfd, &pi);
 	if (r >= 0 && !c->privileged && (pi.uid != c->uid || !auth_may_see(c->peer, pid)))
 		r = -EPERM;
+	if (r >= 0) {
+		t = engine_task(d->engine, pid);
+		if (t && t->start != pi.start_time)
+			t = NULL; /* an earlier process's, under the pid: not yet dropped */
+		(void)engine_cookie_get(d->engine, pid, &now); /* a dry run's planned one */
+	}
 	if (pidfd >= 0 && procinfo_pidfd_exited(pidfd))
 		r = -ESRCH;
 	if (pidfd >= 0)
@@ -523,10 +537,6 @@ static int m_explain(void *u, const struct control_caller *c, json_object *p, js
 	rules = json_object_new_array();
 	rules_explain(conf, &in, explain_one, rules);
 	matched = rules_match(conf, &in, &m);
-	t = engine_task(d->engine, pid);
-	if (t && t->start != pi.start_time)
-		t = NULL; /* an earlier process's, under the pid: not yet dropped */
-	(void)engine_cookie_get(d->engine, pid, &now); /* a dry run's planned one */
 	if (t && t->key)
 		want = t->key->cookie;
 	o = json_object_new_object();

@@ -321,6 +321,11 @@ for who in root user; do
 		out=$("$runas" 65534 65534 "$cs" assign --group open "$tid" 2>&1); fi
 	result thread-id-$who 1 "cannot assign PID $tid: $tid is a thread of process $th: name the process\$" $? "$out"
 done
+# explain of a thread id explains its process, to its user and to root
+out=$("$runas" 65534 65534 "$cs" explain -J "$tid" 2>&1)
+result thread-id-explained-user 0 "\"pid\": *$th\b" $? "$out"
+out=$("$cs" explain -J "$tid" 2>&1)
+result thread-id-explained-root 0 "\"pid\": *$th\b" $? "$out"
 
 # ps of a PID the daemon does not track, or of a group not configured:
 # an error naming it, not an empty table. Bad parameters on the socket are

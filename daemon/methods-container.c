@@ -180,6 +180,12 @@ int methods_container(void *u, const struct control_caller *c, json_object *p, j
 	const char *bad;
 	int r;
 
+	/* The state's pid is the runtime's view (runtime-spec): a runtime in
+	 * a pid namespace of its own (a container's) names another process
+	 * here than its container's init. */
+	r = methods_foreign_pids(c, err);
+	if (r < 0)
+		return r;
 	bad = parse_request(p, &rq);
 	if (!bad)
 		bad = make_plan(&engine_conf(d->engine)->container, &rq, &pl);

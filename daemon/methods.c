@@ -72,7 +72,7 @@ static int denied(struct control_error *err, const char *why)
 /* A request that names processes by pid, from a caller in another pid
  * namespace (a container's): the daemon would read the pids in its own
  * and act on other processes than the caller means. */
-static int foreign_pids(const struct control_caller *c, struct control_error *err)
+int methods_foreign_pids(const struct control_caller *c, struct control_error *err)
 {
 	if (!c->peer->pidns_foreign)
 		return 0;
@@ -428,7 +428,7 @@ static int m_list_processes(void *u, const struct control_caller *c, json_object
 		return methods_fail(err, "org.varlink.service.InvalidParameter", "parameter", jstr(bad));
 	if (group && !conf_find_group(engine_conf(d->engine), json_object_get_string(group)))
 		return methods_fail(err, ERR("NoSuchGroup"), "group", jstr(json_object_get_string(group)));
-	if (pids && foreign_pids(c, err) < 0)
+	if (pids && methods_foreign_pids(c, err) < 0)
 		return -EINVAL;
 	if (pids && !(pv = sorted_pids(pids, &np)))
 		return -ENOMEM;
@@ -500,7 +500,7 @@ static int m_explain(void *u, const struct control_caller *c, json_object *p, js
 
 	if (get_pid(p, "pid", &pid) < 0)
 		return methods_fail(err, "org.varlink.service.InvalidParameter", "parameter", jstr("pid"));
-	if (foreign_pids(c, err) < 0)
+	if (methods_foreign_pids(c, err) < 0)
 		return -EINVAL;
 	/* One process throughout: the pidfd is opened before the reads, and
 	 * the process must still hold it after them and after its cookie is
@@ -765,7 +765,7 @@ static int m_assign(void *u, const struct control_caller *c, json_object *p, jso
 	if (!json_object_object_get_ex(p, "pids", &pids) || !json_pids(pids) ||
 	    json_object_array_length(pids) > (c->privileged ? 4096 : MAX_UNPRIVILEGED_PIDS))
 		return methods_fail(err, "org.varlink.service.InvalidParameter", "parameter", jstr("pids"));
-	if (foreign_pids(c, err) < 0)
+	if (methods_foreign_pids(c, err) < 0)
 		return -EINVAL;
 	return place(u, c, p, pids, ORIGIN_ASSIGN, ret, err);
 }
@@ -790,7 +790,7 @@ static int m_clear(void *u, const struct control_caller *c, json_object *p, json
 		json_object_put(failed);
 		return methods_fail(err, "org.varlink.service.InvalidParameter", "parameter", jstr("pids"));
 	}
-	if (foreign_pids(c, err) < 0) {
+	if (methods_foreign_pids(c, err) < 0) {
 		json_object_put(ok);
 		json_object_put(failed);
 		return -EINVAL;

@@ -31,6 +31,10 @@ int methods_fail(struct control_error *err, const char *name, const char *field,
 /* io.coresched.AssignFailed: pid could not be placed, for reason r;
  * returns -EIO. */
 int methods_assign_failed(struct control_error *err, pid_t pid, int r);
+/* io.coresched.NotSupported for a caller in another pid namespace, whose
+ * pids name other processes here (returns -EINVAL); 0 for one in the
+ * daemon's. */
+int methods_foreign_pids(const struct control_caller *c, struct control_error *err);
 
 
 /* io.coresched.AssignContainer (methods-container.c): place a container's

@@ -440,6 +440,19 @@ else
 	out=$(inns "$cs" run -g open -- true 2>&1)
 	result foreign-pidns-run 0 '' $? "$out"
 fi
+# The container hook of a runtime in a pid namespace of its own (a
+# container's) gets the init's pid as that runtime sees it: pid 1 there
+# is not the daemon's pid 1, which must stay where it is.
+if ! unshare -pf true 2>/dev/null; then
+	echo "SKIP: $T/foreign-pidns-hook: no pid namespaces here"
+else
+	out=$(printf '{"ociVersion":"1.0.2","id":"nested","status":"creating","pid":1,"annotations":{"io.coresched.group":"open"}}' |
+		CORESCHED_SOCKET="$W/sock" unshare -pf "$cs" oci-hook 2>&1)
+	result foreign-pidns-hook 1 'refused to place container nested: io.coresched.NotSupported .*another pid namespace' $? "$out"
+	out=$("$cs" ps -J 1 2>&1)
+	grep -q '"group": *"open"' <<<"$out" && echo "FAIL: $T/foreign-pidns-hook-init-untouched: $out" ||
+		echo "PASS: $T/foreign-pidns-hook-init-untouched"
+fi
 
 # A caller in another user namespace that shares the daemon's pids (a
 # sandbox's, unshare -U): the kernel lets it act on no process outside its

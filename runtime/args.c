@@ -10,9 +10,18 @@
 
 /* runc's global options that take a value; every other one is a switch. */
 static const char *const global_values[] = { "log", "log-format", "root", "criu", "rootless", NULL };
-/* Options of create and run that take a value. */
+/* Options of create, run and restore that take a value. */
 static const char *const command_values[] = { "bundle", "b", "console-socket", "pid-file", "preserve-fds",
-					      "pidfd-socket", NULL };
+					      "pidfd-socket", "image-path", "work-path", "manage-cgroups-mode",
+					      "empty-ns", "lsm-profile", "lsm-mount-context", NULL };
+
+/* The commands that make a container from a bundle, and run its
+ * createRuntime hooks: restore makes one from a checkpoint as well, and
+ * runc runs the hooks there before the restored processes resume. */
+static bool makes_container(const char *command)
+{
+	return strcmp(command, "create") == 0 || strcmp(command, "run") == 0 || strcmp(command, "restore") == 0;
+}
 
 static bool in_list(const char *const *list, const char *name, size_t len)
 {
@@ -88,7 +97,7 @@ void args_parse(int argc, char *const *argv, struct runtime_args *ret)
 
 	if (i < argc)
 		a.command = argv[i];
-	a.add_hook = a.command && !info && (strcmp(a.command, "create") == 0 || strcmp(a.command, "run") == 0);
+	a.add_hook = a.command && !info && makes_container(a.command);
 	for (i++; a.add_hook && i < argc; i++) {
 		if (strcmp(argv[i], "--") == 0)
 			break;

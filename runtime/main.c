@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* coresched-runtime: an OCI runtime that is runc (or another runtime) plus
  * coresched's container hook, for engines that read no hooks.d (Docker,
- * containerd). For create and run it adds `coresched oci-hook` to the
- * bundle's config.json at createRuntime, then executes the real runtime
- * with the same arguments; every other command goes straight through. A
- * config.json it cannot read or parse stops the container: the runtime is
- * not executed. */
+ * containerd). For create, run and restore it adds `coresched oci-hook`
+ * to the bundle's config.json at createRuntime, then executes the real
+ * runtime with the same arguments; every other command goes straight
+ * through. A config.json it cannot read or parse stops the container: the
+ * runtime is not executed. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>

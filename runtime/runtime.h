@@ -17,15 +17,15 @@
 /* What the runtime's command line asks for, as the runtime parses it. */
 struct runtime_args {
 	const char *command; /* the subcommand, NULL when there is none */
-	const char *bundle;  /* --bundle/-b of create or run; NULL = the cwd */
-	bool add_hook;       /* create or run (not asking for help) */
+	const char *bundle;  /* --bundle/-b of create, run or restore; NULL = the cwd */
+	bool add_hook;       /* create, run or restore (not asking for help) */
 	const char *log;     /* --log: where the runtime logs, NULL = stderr */
 	bool log_json;       /* --log-format json */
 };
 
-/* Finds the subcommand after the runtime's global options and, for create
- * and run, the bundle. Never fails: anything it does not understand is left
- * to the runtime. */
+/* Finds the subcommand after the runtime's global options and, for create,
+ * run and restore, the bundle. Never fails: anything it does not
+ * understand is left to the runtime. */
 void args_parse(int argc, char *const *argv, struct runtime_args *ret);
 
 /* With lock ([Container] Lock=yes), also makes linux.seccomp refuse every

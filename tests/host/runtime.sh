@@ -139,6 +139,11 @@ forms after-id create id --bundle "$work/bf"
 forms global-options --root /r --systemd-cgroup --log-format=json --debug create --console-socket /s -b "$work/bf" id
 forms last-wins create --bundle "$work/nonesuch" --bundle "$work/bf" id
 forms relative run -d --bundle bf id
+# restore makes a container from a checkpoint, and runc runs the
+# createRuntime hooks there too; its options that take a value keep it.
+forms restore restore --image-path /ckpt --work-path /w --manage-cgroups-mode soft -d -b "$work/bf" id
+argv_is restore-passes-argv restore --image-path /ckpt --work-path /w --manage-cgroups-mode soft -d -b "$work/bf" id
+forms restore-value-like-option restore --lsm-profile -b --bundle "$work/bf" id
 bundle "$work/bf" "$plain"
 rm -f "$work/argv"
 out=$(cd "$work/bf" && "$shim" create id 2>&1 </dev/null); rc=$?

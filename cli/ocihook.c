@@ -210,8 +210,8 @@ static int ask_daemon(const struct oci_state *s, int timeout_ms, sc_cookie *ret)
 		return r;
 	/* A hook run as a user (a rootless engine reads the same hooks.d, and
 	 * runs it as that user, or as root of a user namespace of its own):
-	 * the daemon places containers for root only, and for this hook it
-	 * is as good as out of reach. */
+	 * the daemon places containers for root and ControlGroup= only, and
+	 * for this hook it is as good as out of reach. */
 	if (r == 1 && !host_root() && ename && strcmp(ename, "io.coresched.PermissionDenied") == 0) {
 		free(ename);
 		json_object_put(params);
@@ -236,7 +236,8 @@ static const char *unreachable_reason(int r, int timeout_ms, char *buf, size_t s
 	if (r == -ETIMEDOUT)
 		snprintf(buf, size, "coreschedd did not answer within %d ms", timeout_ms);
 	else if (r == -EACCES)
-		snprintf(buf, size, "coreschedd places containers for root only, and this hook runs as uid %u%s "
+		snprintf(buf, size, "coreschedd places containers for root and members of ControlGroup= only, and this hook "
+			 "runs as uid %u%s "
 			 "(a rootless engine)", (unsigned)geteuid(), geteuid() == 0 ? " of a user namespace" : "");
 	else
 		snprintf(buf, size, "coreschedd could not be reached (%s)", strerror(-r));
@@ -271,7 +272,7 @@ static bool smt_gone_for_good(void)
  * every container on a machine that merely has the package installed. */
 static int without_daemon(const struct oci_state *s, const struct hook_args *a, int why)
 {
-	char buf[128];
+	char buf[256];
 	const char *reason = unreachable_reason(why, a->timeout_ms, buf, sizeof(buf));
 	int r;
 

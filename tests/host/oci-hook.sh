@@ -84,7 +84,7 @@ fi
 check timeout-open 0 "$untagged" "$ok}" --timeout 300 --fail-mode open
 
 # A rootless engine reads the same hooks.d and runs the hook as its user;
-# the daemon places containers for root only. Its refusal is then as good
+# the daemon places containers for root and ControlGroup= only. Its refusal is then as good
 # as no daemon: the fail mode decides, and a trusted container starts. As
 # root the same refusal stops the container.
 if [ "$(id -u)" != 0 ]; then
@@ -99,7 +99,7 @@ else
 	export CORESCHED_SOCKET=$work/deny.sock
 	check root-refused 1 'coreschedd refused to place container web: io.coresched.PermissionDenied' "$ok}"
 	as="build/helpers/cs-runas 65534 65534"
-	rootless='coreschedd places containers for root only, and this hook runs as uid 65534 \(a rootless engine\)'
+	rootless='coreschedd places containers for root and members of ControlGroup= only, and this hook runs as uid 65534 \(a rootless engine\)'
 	if [ -z "$nothing_isolates" ]; then
 		check rootless-closed 1 "$rootless and fail mode is closed: refusing to start container web untagged" "$ok}"
 	else
@@ -111,7 +111,7 @@ else
 	# namespace of its own: the daemon sees the user, and so does the hook.
 	if build/helpers/cs-runas 65534 65534 unshare -Ur true 2>/dev/null; then
 		as="build/helpers/cs-runas 65534 65534 unshare -Ur"
-		rootless='coreschedd places containers for root only, and this hook runs as uid 0 of a user namespace \(a rootless engine\)'
+		rootless='coreschedd places containers for root and members of ControlGroup= only, and this hook runs as uid 0 of a user namespace \(a rootless engine\)'
 		check rootless-userns-open 0 "$untagged|$rootless" "$ok}" --fail-mode open
 		if [ -z "$nothing_isolates" ]; then
 			check rootless-userns-closed 1 "$rootless and fail mode is closed" "$ok}"

@@ -97,6 +97,15 @@ static void rejects_embedded_nul(void)
 	rejects("{\"id\":\"a\\u0000b\",\"pid\":1}", "id: contains a NUL");
 }
 
+/* A line break in a name would split the hook's one-line message. */
+static void rejects_control_characters(void)
+{
+	rejects("{\"id\":\"a\\nb\",\"pid\":1}", "id: contains a control character");
+	rejects("{\"id\":\"a\\u007fb\",\"pid\":1}", "id: contains a control character");
+	rejects("{\"id\":\"c\",\"pid\":1,\"annotations\":{\"io.coresched.group\":\"w\\te\"}}",
+		"contains a control character");
+}
+
 static void rejects_bad_pid(void)
 {
 	rejects("{\"id\":\"c\"}", "pid: missing");
@@ -146,6 +155,7 @@ static void rejects_bad_annotations(void)
 int main(void)
 {
 	RUN(state_full);
+	RUN(rejects_control_characters);
 	RUN(state_minimal);
 	RUN(sandbox_crio_and_precedence);
 	RUN(rejects_invalid_json);

@@ -301,10 +301,13 @@ static int add_daemon_series(struct stats *s, struct fi_metrics *m)
 	if (r >= 0)
 		r = fi_metrics_add(m, "coresched_repairs_total", "Cookies put back after a process left them.",
 				   "counter", NULL, (double)c->repairs);
-	if (r >= 0)
+	/* The kernel's counter since boot, as last read: with no reading
+	 * (accounting off, or the root cgroup's cpu.stat unreadable) there is
+	 * no value, and a 0 would be a counter going down. */
+	if (r >= 0 && s->has_host && s->host.has_forceidle)
 		r = fi_metrics_add(m, "coresched_host_forced_idle_seconds_total",
 				   "Forced-idle time of the whole host since boot.", "counter", NULL,
-				   s->has_host ? (double)s->host.forceidle_ns / NS_PER_SEC : 0);
+				   (double)s->host.forceidle_ns / NS_PER_SEC);
 	if (r >= 0)
 		r = fi_metrics_add(m, "coresched_dry_run",
 				   "1 in a dry run: groups and assignments are the daemon's plan, nothing is applied.",

@@ -523,6 +523,44 @@ static void test_reconfigure(void)
 	fixture_rm_rf(root);
 }
 
+/* The host's forced-idle series is the kernel's counter since boot: a
+ * reload that switches accounting off must not print it as 0 (a counter
+ * that went down), nor may switching it on again jump back. */
+static void test_host_counter_across_reload(void)
+{
+	struct engine *e = NULL;
+	struct stats *s = NULL;
+	struct conf *c;
+	char *text;
+
+	fresh_tree();
+	CHECK(engine_new(proc, &e) == 0);
+	conf_free(engine_set_conf(e, conf_text("")));
+	CHECK(stats_new_with_roots(NULL, e, proc, cg, sysctl, &s) == 0);
+	CHECK(stats_sample(s) == 0);
+	text = slurp(prom);
+	CHECK(text && has_line(text, "coresched_host_forced_idle_seconds_total 0.1"));
+
+	c = conf_text("ForceIdleAccounting=no\n");
+	conf_free(engine_set_conf(e, c));
+	stats_reconfigure(s, c);
+	CHECK(stats_sample(s) == 0);
+	text = slurp(prom);
+	CHECK(text && !strstr(text, "coresched_host_forced_idle_seconds_total"));
+
+	fake_cpu_stat("", 2000000, 300000);
+	c = conf_text("");
+	conf_free(engine_set_conf(e, c));
+	stats_reconfigure(s, c);
+	CHECK(stats_sample(s) == 0);
+	text = slurp(prom);
+	CHECK(text && has_line(text, "coresched_host_forced_idle_seconds_total 0.3"));
+
+	stats_free(s);
+	engine_free(e);
+	fixture_rm_rf(root);
+}
+
 /* The timer samples on its own and writes the textfile each time. */
 static void test_timer(void)
 {
@@ -560,5 +598,6 @@ int main(void)
 	RUN(test_schedstats_missing);
 	RUN(test_reconfigure);
 	RUN(test_timer);
+	RUN(test_host_counter_across_reload);
 	UNIT_EXIT();
 }

@@ -159,7 +159,8 @@ int fi_summarize(const double *v, size_t n, struct fi_summary *ret);
 int fi_metrics_write(const char *path, const char *text);
 
 /* Escape a label value per the exposition format (backslash, double quote
- * and newline become \\, \" and \n). Works like snprintf: writes at most
+ * and newline become \\, \" and \n; a byte that is not part of valid UTF-8
+ * becomes U+FFFD, since readers refuse the file over it). Works like snprintf: writes at most
  * size - 1 characters and a NUL, returns the escaped length. */
 size_t fi_label_escape(const char *value, char *buf, size_t size);
 

@@ -576,6 +576,14 @@ static void label_escape(void)
 	CHECK_STREQ(small, "\\\"\\\"");
 	CHECK(fi_label_escape("xyz", NULL, 0) == 3);
 	CHECK(fi_label_escape("", buf, sizeof(buf)) == 0 && buf[0] == '\0');
+	/* The format is UTF-8: valid sequences pass, any other byte (a
+	 * cgroup's name can hold one) becomes U+FFFD. */
+	CHECK(fi_label_escape("/a/\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80", buf, sizeof(buf)) == 12);
+	CHECK_STREQ(buf, "/a/\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80");
+	CHECK(fi_label_escape("a\xff\"\xc3", buf, sizeof(buf)) == 9);
+	CHECK_STREQ(buf, "a\xef\xbf\xbd\\\"\xef\xbf\xbd");
+	/* Overlong, surrogate, past U+10FFFF: one U+FFFD per byte. */
+	CHECK(fi_label_escape("\xc0\xaf\xed\xa0\x80\xf4\x90\x80\x80", buf, sizeof(buf)) == 27);
 }
 
 static void metrics_builder(void)

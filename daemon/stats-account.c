@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "log.h"
+#include "procinfo.h"
 #include "stats-internal.h"
 
 /* Per engine key object; key->stats points here. A key freed by the engine
@@ -230,17 +231,21 @@ static void sweep_seen(struct stats *s)
 
 /* What the task accrued since its last sample would be lost with it: read
  * it once more while it is a zombie (the exit event comes before the
- * parent can reap it, though not always before it does). A task never
- * sampled counts whole only if born since the previous sample, as in
- * sample_key(). */
+ * parent can reap it, though not always before it does). Once reaped, its
+ * pid may be another process's, or a thread's whose task directory lists
+ * a whole other process: the reading counts only if the pid still has the
+ * task's start time after it (a pid is not reused while its holder
+ * remains). A task never sampled counts whole only if born since the
+ * previous sample, as in sample_key(). */
 void stats_account_task_exit(struct stats *s, const struct task *t)
 {
 	struct stats_seen *n;
 	struct stats_key *ks;
 	struct fi_task_sample last;
-	uint64_t id = task_id(t);
+	uint64_t id = task_id(t), start;
 
-	if (!s->accounting || !t->key || fi_read_process(s->proc_root, t->pid, &last) < 0)
+	if (!s->accounting || !t->key || fi_read_process(s->proc_root, t->pid, &last) < 0 ||
+	    procinfo_start_time(s->proc_root, t->pid, &start) < 0 || start != t->start)
 		return;
 	n = hashmap_get_u64(s->seen, id);
 	if (n && n->acc) {

@@ -472,6 +472,49 @@ static void test_exit_reading(void)
 	fixture_rm_rf(root);
 }
 
+/* The exit event can come after the parent reaped the process and its pid
+ * went to another process (or thread): that one's counters are not the
+ * task's, whatever they hold. */
+static void test_exit_pid_reused(void)
+{
+	struct key k = { .id = "web/", .group = "web", .name = "", .per = PER_GROUP };
+	struct task a = { .pid = PID_A, .cgroup = "/x", .key = &k };
+	struct task b = { .pid = PID_B, .cgroup = "/x", .key = &k };
+	struct key *keys[] = { &k };
+	struct task *tasks[] = { &a };
+	struct engine *e = NULL;
+	struct stats *s = NULL;
+
+	fresh_tree();
+	CHECK(engine_new(proc, &e) == 0);
+	conf_free(engine_set_conf(e, conf_text("")));
+	CHECK(stats_new_with_roots(NULL, e, proc, cg, sysctl, &s) == 0);
+	usleep(20000);
+	a.start = boot_ticks_now();
+	fake_proc(PID_A, "web", a.cgroup, a.start);
+	fake_sched(PID_A, 100 * MS, 40 * MS);
+	CHECK(stats_sample_keys(s, keys, 1, tasks, 1) == 0);
+	CHECK(field(s, "web", "", "forced_idle_ns") == (int64_t)(40 * MS));
+
+	/* A sampled task: its pid now another's, with more time on it. */
+	fake_proc(PID_A, "other", a.cgroup, a.start + 1000);
+	fake_sched(PID_A, 9000 * MS, 5000 * MS);
+	stats_account_task_exit(s, &a);
+	/* One born since the sample, gone, its pid another's. */
+	usleep(20000);
+	b.start = boot_ticks_now();
+	fake_proc(PID_B, "other", b.cgroup, b.start + 1000);
+	fake_sched(PID_B, 7000 * MS, 3000 * MS);
+	stats_account_task_exit(s, &b);
+	CHECK(stats_sample_keys(s, keys, 1, tasks, 0) == 0);
+	CHECK(field(s, "web", "", "forced_idle_ns") == (int64_t)(40 * MS));
+	CHECK(field(s, "web", "", "cpu_ns") == (int64_t)(100 * MS));
+
+	stats_free(s);
+	engine_free(e);
+	fixture_rm_rf(root);
+}
+
 static void test_schedstats_missing(void)
 {
 	struct engine *e = NULL;
@@ -595,6 +638,7 @@ int main(void)
 	RUN(test_key_recreated);
 	RUN(test_missed_sample_counts_once);
 	RUN(test_exit_reading);
+	RUN(test_exit_pid_reused);
 	RUN(test_schedstats_missing);
 	RUN(test_reconfigure);
 	RUN(test_timer);

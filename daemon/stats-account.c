@@ -60,10 +60,12 @@ static void acc_free(struct stats_acc *a)
 }
 
 /* Per=process keys are named after a pid: one series per group instead,
- * which also keeps the map from filling with dead processes. */
+ * which also keeps the map from filling with dead processes. So are the
+ * Per=cgroup keys a process gets of its own (its cgroup path too long for
+ * a key, or unreadable): every other Per=cgroup key is a path. */
 static const char *acc_label(const struct key *k)
 {
-	return k->per == PER_PROCESS ? "" : k->name;
+	return k->per == PER_PROCESS || (k->per == PER_CGROUP && k->name[0] != '/') ? "" : k->name;
 }
 
 static int acc_get(struct stats *s, const struct key *k, struct stats_acc **ret)

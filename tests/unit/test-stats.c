@@ -348,6 +348,39 @@ static void test_cgroup_key(void)
 	fixture_rm_rf(root);
 }
 
+/* A Per=cgroup key named after its process (a cgroup path too long for a
+ * key, or one that could not be read) is summed like Per=process keys:
+ * no series per process, no pid in a label. */
+static void test_cgroup_process_key(void)
+{
+	struct key k = { .id = "svc/4194401:11", .group = "svc", .name = "4194401:11", .per = PER_CGROUP };
+	struct task a = { .pid = PID_A, .start = 11, .cgroup = "", .key = &k };
+	struct key *keys[] = { &k };
+	struct task *tasks[] = { &a };
+	struct engine *e = NULL;
+	struct stats *s = NULL;
+	char *text;
+
+	fresh_tree();
+	fake_proc(PID_A, "svc", "/svc.slice", 11);
+	fake_sched(PID_A, 100 * MS, 10 * MS);
+	CHECK(engine_new(proc, &e) == 0);
+	conf_free(engine_set_conf(e, conf_text("")));
+	CHECK(stats_new_with_roots(NULL, e, proc, cg, sysctl, &s) == 0);
+	CHECK(stats_sample_keys(s, keys, 1, tasks, 1) == 0);
+	fake_sched(PID_A, 130 * MS, 13 * MS);
+	CHECK(stats_sample_keys(s, keys, 1, tasks, 1) == 0);
+	CHECK(field(s, "svc", "", "cpu_ns") == (int64_t)(30 * MS));
+	CHECK(field(s, "svc", "", "tasks") == 1);
+	text = slurp(prom);
+	CHECK(text && !strstr(text, "4194401"));
+	CHECK(text && has_line(text, "coresched_cpu_seconds_total{group=\"svc\",key=\"\"} 0.03"));
+
+	stats_free(s);
+	engine_free(e);
+	fixture_rm_rf(root);
+}
+
 /* A new key object under the same name continues the old totals. */
 static void test_key_recreated(void)
 {
@@ -635,6 +668,7 @@ int main(void)
 	log_set_max_level(LOG_ERR); /* the fake pids make the engine warn */
 	RUN(test_engine_keys);
 	RUN(test_cgroup_key);
+	RUN(test_cgroup_process_key);
 	RUN(test_key_recreated);
 	RUN(test_missed_sample_counts_once);
 	RUN(test_exit_reading);

@@ -55,6 +55,20 @@ static int place_failed(struct control_error *err, pid_t pid, int r)
 	return methods_assign_failed(err, pid, r);
 }
 
+/* An opener placed explicitly (coresched assign or run -g, the container
+ * hook, or a child of one of those) stays where it was put, as the shell
+ * it forks would without the module: a session, which root's su or sudo
+ * opens at any user's request, does not undo another's placement. Called
+ * by engine_place() with the caller as the table knows it, and again as
+ * the fork child it is when it was new to the table. */
+static int keep_explicit(void *userdata, pid_t pid, const struct task *current)
+{
+	(void)userdata, (void)pid;
+	if (current && current->origin != ORIGIN_SESSION && engine_origin_explicit(current->origin))
+		return -EALREADY;
+	return 0;
+}
+
 /* The user as the rules see a process of theirs whose program is not
  * known yet: by uid and primary gid; exe, comm and cgroup unknown. */
 int methods_open_session(void *u, const struct control_caller *c, json_object *p, json_object **ret,
@@ -62,7 +76,7 @@ int methods_open_session(void *u, const struct control_caller *c, json_object *p
 {
 	struct daemon *d = u;
 	struct engine_place rq = { .pid = c->pid, .pidfd = c->peer->pidfd, .origin = ORIGIN_SESSION,
-				   .placer = c->uid };
+				   .placer = c->uid, .authorize = keep_explicit };
 	struct match_input in = { NULL, NULL, 0, 0, NULL };
 	struct match_result m;
 	unsigned uid, gid;
@@ -94,6 +108,12 @@ int methods_open_session(void *u, const struct control_caller *c, json_object *p
 	 * opener's own key, so each session has a cookie of its own. */
 	rq.key = m.group->per == PER_PROCESS ? NULL : m.key;
 	r = engine_place(d->engine, &rq);
+	if (r == -EALREADY) {
+		log_info("Session of uid %u opened by PID %d: left in the group it was placed in", uid, c->pid);
+		*ret = reply(d->engine, c->pid);
+		json_object_object_add(*ret, "placed", json_object_new_boolean(false));
+		return 0;
+	}
 	if (r < 0)
 		return place_failed(err, c->pid, r);
 	log_info("Session of uid %u opened by PID %d: group %s", uid, c->pid, m.group->name);

@@ -526,6 +526,38 @@ else
 	expect session-gone-caller-places-no-one "$gone" null none
 fi
 
+# A session opened by a process placed explicitly (coresched assign, run
+# -g, the container hook, or a child of one) leaves it where it was put,
+# as the shell it forks would stay without the module: su or sudo, which
+# root runs at any user's request, does not undo another's placement. An
+# opener nobody placed goes to the user's key.
+cat > "$W/opener.py" <<'EOF'
+import socket, sys, time
+s = socket.socket(socket.AF_UNIX)
+s.connect(sys.argv[1])
+s.sendall(b'{"method":"io.coresched.OpenSession","parameters":{"uid":65533,"gid":65533}}\0')
+buf = b""
+while not buf.endswith(b"\0"):
+    d = s.recv(4096)
+    if not d:
+        break
+    buf += d
+s.close()
+with open(sys.argv[2], "w") as f:
+    f.write(buf.rstrip(b"\0").decode() + "\n")
+time.sleep(1000)
+EOF
+sh -c 'exec python3 "$1" "$2" "$3"' sh "$W/opener.py" "$W/sock" "$W/opened.free" </dev/null >/dev/null 2>&1 &
+pids+=($!) free=$!
+sh -c '"$1" assign -g forkers $$ >/dev/null 2>&1 && exec python3 "$2" "$3" "$4"' sh "$cs" "$W/opener.py" "$W/sock" \
+	"$W/opened.placed" </dev/null >/dev/null 2>&1 &
+pids+=($!) kept=$!
+for i in $(seq 100); do [ -s "$W/opened.free" ] && [ -s "$W/opened.placed" ] && break; sleep 0.1; done
+result session-opener-placed 0 '"placed": *true' 0 "$(cat "$W/opened.free" 2>&1)"
+expect session-opener-in-users-key "$free" sessions session
+result session-explicit-opener-not-placed 0 '"placed": *false' 0 "$(cat "$W/opened.placed" 2>&1)"
+expect session-explicit-opener-kept "$kept" forkers assign
+
 # The control socket's limits follow a reload, as the rest of the
 # configuration does: one connection per user, then two.
 answered() { # N: connections of nobody's at once that get an answer

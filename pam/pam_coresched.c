@@ -259,8 +259,19 @@ static bool ends_with(const char *s, size_t n, const char *suffix)
 	return n >= m && memcmp(s + n - m, suffix, m) == 0;
 }
 
+/* " (deleted)": a program upgraded, not re-executed yet */
+static bool is_program(const char *path, size_t n, const char *name)
+{
+	char deleted[64];
+
+	snprintf(deleted, sizeof(deleted), "%s (deleted)", name);
+	return ends_with(path, n, name) || ends_with(path, n, deleted);
+}
+
 /* PID 1's child that has not exec'd yet, and PID 1 is systemd: systemd
- * opening a PAMName= session for a service it is about to exec. Only
+ * opening a PAMName= session for a service it is about to exec. Before
+ * systemd 255 that child runs PID 1's own program; since, it runs
+ * systemd-executor, which PID 1 spawns to set the service up. Only
  * systemd: in a container whose PID 1 is the opener's own program (sshd
  * -D), the monitor is such a child too, and must not keep the user's key. */
 static bool opener_execs(void)
@@ -272,10 +283,11 @@ static bool opener_execs(void)
 		return false;
 	a = readlink("/proc/self/exe", self, sizeof(self) - 1);
 	b = readlink("/proc/1/exe", init, sizeof(init) - 1);
-	if (a <= 0 || b <= 0 || a != b || memcmp(self, init, (size_t)a) != 0)
+	if (a <= 0 || b <= 0 || !is_program(init, (size_t)b, "/systemd"))
 		return false;
-	/* " (deleted)": systemd upgraded, not re-executed yet */
-	return ends_with(self, (size_t)a, "/systemd") || ends_with(self, (size_t)a, "/systemd (deleted)");
+	if (is_program(self, (size_t)a, "/systemd-executor"))
+		return true;
+	return a == b && memcmp(self, init, (size_t)a) == 0;
 }
 
 static int user_ids(pam_handle_t *pamh, uid_t *ret_uid, gid_t *ret_gid)

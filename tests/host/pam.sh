@@ -142,6 +142,18 @@ if unshare -pf --mount-proc true 2>/dev/null; then
 	rc=$?
 	result "pid1-same-program-is-fork-model" 0 '^open: Success' "$rc" "$out" \
 		"$(c=$(calls); [ "$c" = "io.coresched.OpenSession io.coresched.LeaveSession " ] || echo "calls: $c")"
+	# Where PID 1 is systemd, its child about to exec a service opens the
+	# session: systemd itself before version 255, systemd-executor since.
+	mkdir -p "$tmp/bin"
+	cp "$drive" "$tmp/bin/systemd"
+	cp "$drive" "$tmp/bin/systemd-executor"
+	for opener in systemd systemd-executor; do
+		out=$(unshare -pf --mount-proc "$tmp/bin/systemd" -c "$tmp" permitonly root \
+			"$tmp/bin/$opener" -c "$tmp" placed root true 2>&1)
+		rc=$?
+		result "pid1-systemd-$opener-is-exec-model" 0 '^open: Success' "$rc" "$out" \
+			"$(c=$(calls); [ "$c" = "io.coresched.OpenSession " ] || echo "calls: $c")"
+	done
 else
 	echo "SKIP: $T/pid1-same-program-is-fork-model: no PID namespace here"
 fi

@@ -6,7 +6,11 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#define PAM_CORESCHED_SOCKET "/run/coresched/io.coresched"
+#ifndef RUNSTATEDIR
+#define RUNSTATEDIR "/run"
+#endif
+/* Where the daemon listens (daemon/methods.c: the same RUNSTATEDIR). */
+#define PAM_CORESCHED_SOCKET RUNSTATEDIR "/coresched/io.coresched"
 
 /* What the module does when the daemon cannot be reached. */
 enum pam_fail {

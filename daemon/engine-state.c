@@ -411,6 +411,7 @@ void engine_state_restore(struct engine *e)
 {
 	struct state_file *sf = NULL;
 	struct hashmap *by_cookie;
+	const char *why = NULL;
 	size_t stale = 0;
 	int r, restored = 0;
 
@@ -418,7 +419,7 @@ void engine_state_restore(struct engine *e)
 		return;
 	e->state_loaded = true;
 	e->seen_known = e->sys->seen_until && SYS(e, seen_until, e->state_path, &e->seen_until) == 0;
-	r = state_load(e->state_path, &sf);
+	r = state_load(e->state_path, &sf, &why);
 	if (r == -ENOENT) {
 		/* The heartbeat needs the file: the tick writes it, once the
 		 * runtime directory exists (it may not yet, at start-up). */
@@ -426,7 +427,12 @@ void engine_state_restore(struct engine *e)
 		return;
 	}
 	if (r < 0) {
-		log_warning("Failed to read %s: %s, ignoring.", e->state_path, strerror(-r));
+		/* Not trusted, its time either: the tick replaces it with a
+		 * file of what is true now. */
+		e->seen_known = false;
+		log_warning("Failed to read %s: %s; the placements it records are not restored, the rules judge "
+			    "those processes.", e->state_path, why ? why : strerror(-r));
+		engine_state_dirty(e);
 		return;
 	}
 	report_bad_lines(e, sf);

@@ -476,39 +476,78 @@ static int read_lines(FILE *f, struct state_file *sf)
 	return r;
 }
 
-int state_load(const char *path, struct state_file **ret)
+/* Why a file in place of the state file is not read, or NULL. */
+static const char *refusal(const struct stat *st)
+{
+	if (S_ISDIR(st->st_mode))
+		return "it is a directory, not a file";
+	if (S_ISFIFO(st->st_mode))
+		return "it is a FIFO, not a file";
+	if (!S_ISREG(st->st_mode))
+		return "it is not a regular file";
+	if (st->st_uid != 0 && st->st_uid != geteuid())
+		return "it is owned by neither root nor the daemon's user";
+	if (st->st_mode & (S_IWGRP | S_IWOTH))
+		return "it is writable by its group or by others";
+	return NULL;
+}
+
+int state_load(const char *path, struct state_file **ret, const char **why)
 {
 	struct state_file *sf;
+	const char *no;
 	FILE *f;
-	int r;
+	int r, flags;
 
 	struct stat st;
 	int fd;
 
+	if (why)
+		*why = NULL;
 	/* Placements are trusted input: only a file of root's or ours that
-	 * no one else can write. */
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
-	if (fd < 0)
-		return -errno;
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || (st.st_uid != 0 && st.st_uid != geteuid()) ||
-	    (st.st_mode & (S_IWGRP | S_IWOTH))) {
+	 * no one else can write. Opened non-blocking and checked first: a
+	 * FIFO would hold the start-up until someone writes to it. */
+	fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC | O_NOFOLLOW);
+	if (fd < 0) {
+		r = -errno;
+		if (why)
+			*why = r == -ELOOP ? "it is a symbolic link, which is not followed" : strerror(-r);
+		return r;
+	}
+	if (fstat(fd, &st) < 0 || (flags = fcntl(fd, F_GETFL)) < 0 || fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) < 0) {
+		r = -errno;
 		close(fd);
+		if (why)
+			*why = strerror(-r);
+		return r;
+	}
+	no = refusal(&st);
+	if (no) {
+		close(fd);
+		if (why)
+			*why = no;
 		return -EPERM;
 	}
 	f = fdopen(fd, "r");
 	if (!f) {
 		close(fd);
+		if (why)
+			*why = strerror(ENOMEM);
 		return -ENOMEM;
 	}
 	sf = calloc(1, sizeof(*sf));
 	if (!sf) {
 		fclose(f);
+		if (why)
+			*why = strerror(ENOMEM);
 		return -ENOMEM;
 	}
 	r = read_lines(f, sf);
 	fclose(f);
 	if (r < 0) {
 		state_file_free(sf);
+		if (why)
+			*why = strerror(-r);
 		return r;
 	}
 	*ret = sf;

@@ -69,11 +69,13 @@ int state_parse_placers(const char *line, struct state_placers *ret);
  * beside it, then renamed over it, so a reader finds the old file or the
  * new one, never half of one. */
 int state_save(const char *path, const struct state_file *sf);
-/* The well-formed entries of path (-ENOENT when it does not exist, -EPERM
- * when it is not a regular file owned by root or the effective uid, or is
- * group or world writable); the malformed lines are counted in the
- * result, for the caller to report. */
-int state_load(const char *path, struct state_file **ret);
+/* The well-formed entries of path (-ENOENT when it does not exist, -ELOOP
+ * when it is a symbolic link, -EPERM when it is not a regular file owned by
+ * root or the effective uid, or is group or world writable; a FIFO is
+ * refused at once, not waited on); the malformed lines are counted in the
+ * result, for the caller to report. On failure, *why (when why is not NULL)
+ * says what is wrong with the file, for the caller to report. */
+int state_load(const char *path, struct state_file **ret, const char **why);
 struct state_file *state_file_free(struct state_file *f);
 /* Drop the entries whose pid no longer names the process that started at
  * their start time under proc_root; returns how many went. */

@@ -5419,7 +5419,7 @@ static void test_placement_old_line_record_kept(void)
 		goto out;
 	engine_state_dirty(e);
 	engine_state_flush(e);
-	CHECK(state_load(state_path, &sf) >= 0 && sf);
+	CHECK(state_load(state_path, &sf, NULL) >= 0 && sf);
 	if (sf)
 	CHECK(sf && sf->n_bad == 0 && sf->n_placers == 1);
 	state_file_free(sf);

@@ -125,29 +125,54 @@ static void test_save_load(void)
 
 	snprintf(path, sizeof(path), "%s/coreschedd.state", dir);
 	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
-	CHECK(state_load(path, &sf) == -ENOENT && !sf);
+	CHECK(state_load(path, &sf, NULL) == -ENOENT && !sf);
 	fixture_put("old contents\n", "%s", path);
 	CHECK(state_save(path, &(struct state_file){ .entries = v, .n = 3 }) == 0);
 	CHECK(access(tmp, F_OK) < 0); /* the temporary file was renamed */
-	CHECK(state_load(path, &sf) == 0);
+	CHECK(state_load(path, &sf, NULL) == 0);
 	CHECK(sf && sf->n == 3 && sf->n_bad == 0);
 	for (size_t i = 0; sf && i < sf->n && i < 3; i++)
 		CHECK(same(&sf->entries[i], &v[i]));
 	sf = state_file_free(sf);
 	CHECK(state_save(path, &(struct state_file){ .entries = v, .n = 0 }) == 0);
-	CHECK(state_load(path, &sf) == 0 && sf && sf->n == 0);
+	CHECK(state_load(path, &sf, NULL) == 0 && sf && sf->n == 0);
 	sf = state_file_free(sf);
 	CHECK(state_file_free(NULL) == NULL);
-	/* Anyone could have written a group- or world-writable file. */
+	/* Anyone could have written a group- or world-writable file; the
+	 * refusal says what is wrong. */
+	const char *why = NULL;
+
 	CHECK(chmod(path, 0666) == 0);
-	CHECK(state_load(path, &sf) == -EPERM && !sf);
+	CHECK(state_load(path, &sf, &why) == -EPERM && !sf);
+	CHECK_STREQ(why, "it is writable by its group or by others");
 	CHECK(chmod(path, 0620) == 0);
-	CHECK(state_load(path, &sf) == -EPERM && !sf);
+	CHECK(state_load(path, &sf, NULL) == -EPERM && !sf);
 	CHECK(chmod(path, 0600) == 0);
+	if (geteuid() == 0) {
+		CHECK(chown(path, 65534, 0) == 0);
+		CHECK(state_load(path, &sf, &why) == -EPERM && !sf);
+		CHECK_STREQ(why, "it is owned by neither root nor the daemon's user");
+		CHECK(chown(path, 0, 0) == 0);
+	}
 	/* A planted link is not followed. */
 	snprintf(tmp, sizeof(tmp), "%s.link", path);
 	CHECK(symlink(path, tmp) == 0);
-	CHECK(state_load(tmp, &sf) == -ELOOP && !sf);
+	CHECK(state_load(tmp, &sf, &why) == -ELOOP && !sf);
+	CHECK_STREQ(why, "it is a symbolic link, which is not followed");
+	unlink(tmp);
+	/* A directory, and a FIFO refused at once, not waited on for a
+	 * writer (the alarm ends the test if it is). */
+	snprintf(tmp, sizeof(tmp), "%s.dir", path);
+	CHECK(mkdir(tmp, 0700) == 0);
+	CHECK(state_load(tmp, &sf, &why) == -EPERM && !sf);
+	CHECK_STREQ(why, "it is a directory, not a file");
+	rmdir(tmp);
+	snprintf(tmp, sizeof(tmp), "%s.fifo", path);
+	CHECK(mkfifo(tmp, 0600) == 0);
+	alarm(10);
+	CHECK(state_load(tmp, &sf, &why) == -EPERM && !sf);
+	alarm(0);
+	CHECK_STREQ(why, "it is a FIFO, not a file");
 	unlink(tmp);
 	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
 	/* A failed write leaves the old file alone. */
@@ -155,7 +180,7 @@ static void test_save_load(void)
 
 	CHECK(state_save(path, &(struct state_file){ .entries = &bad, .n = 1 }) == -EINVAL);
 	CHECK(access(tmp, F_OK) < 0);
-	CHECK(state_load(path, &sf) == 0 && sf && sf->n == 0 && sf->n_bad == 0);
+	CHECK(state_load(path, &sf, NULL) == 0 && sf && sf->n == 0 && sf->n_bad == 0);
 	sf = state_file_free(sf);
 	unlink(path);
 }
@@ -206,7 +231,7 @@ static void test_placers_lines(void)
 	snprintf(path, sizeof(path), "%s/placers.state", dir);
 	CHECK(state_save(path, &(struct state_file){ .entries = &en, .n = 1, .placers = v, .n_placers = 3,
 						    .unowned = &(struct state_unowned){ 77, 7777 }, .n_unowned = 1 }) == 0);
-	CHECK(state_load(path, &sf) == 0);
+	CHECK(state_load(path, &sf, NULL) == 0);
 	CHECK(sf && sf->n == 1 && sf->n_placers == 3 && sf->n_unowned == 1 && sf->n_bad == 0);
 	for (size_t i = 0; sf && i < sf->n_placers && i < 3; i++)
 		CHECK(strcmp(sf->placers[i].key, v[i].key) == 0 && same_placers(&sf->placers[i].placers, &v[i].placers));
@@ -214,7 +239,7 @@ static void test_placers_lines(void)
 	sf = state_file_free(sf);
 	/* malformed unowned lines are counted, the rest read */
 	fixture_put("unowned 0 1\nunowned 5\nunowned 5 6 7\nunowned x 1\nunowned 5 6\n", "%s", path);
-	CHECK(state_load(path, &sf) == 0 && sf && sf->n_unowned == 1 && sf->n_bad == 4 && sf->first_bad == 1);
+	CHECK(state_load(path, &sf, NULL) == 0 && sf && sf->n_unowned == 1 && sf->n_bad == 4 && sf->first_bad == 1);
 	sf = state_file_free(sf);
 	unlink(path);
 }
@@ -236,7 +261,7 @@ static void test_load_skips_bad_lines(void)
 	sprintf(p, "\n22 202 hook ctr /pod\n\x01\x02\n23 203 inherited web -"); /* no final newline */
 	fixture_put(text, "%s", path);
 	free(text);
-	CHECK(state_load(path, &sf) == 0);
+	CHECK(state_load(path, &sf, NULL) == 0);
 	CHECK(sf && sf->n == 4);
 	CHECK(sf && sf->n_bad == 3 && sf->first_bad == 3);
 	if (sf && sf->n == 4) {
@@ -277,7 +302,7 @@ static void test_prune_stale(void)
 	fake_stat(proc, 33, 303);
 	snprintf(path, sizeof(path), "%s/prune.state", dir);
 	CHECK(state_save(path, &(struct state_file){ .entries = v, .n = 4 }) == 0);
-	CHECK(state_load(path, &sf) == 0 && sf && sf->n == 4);
+	CHECK(state_load(path, &sf, NULL) == 0 && sf && sf->n == 4);
 	if (!sf)
 		return;
 	CHECK(state_prune(sf, proc) == 2);

@@ -327,7 +327,9 @@ static int l_touch(void *u, const char *path, uint64_t seen_ns)
 		return -errno;
 	ns = ts_ns(&real) - (seen_ns && (int64_t)seen_ns < ts_ns(&mono) ? ts_ns(&mono) - (int64_t)seen_ns : 0);
 	t[0] = t[1] = (struct timespec){ ns / 1000000000LL, ns % 1000000000LL };
-	return utimensat(AT_FDCWD, path, t, 0) < 0 ? -errno : 0;
+	/* A link planted in the file's place is not followed: the time is
+	 * the state file's, no other file's. */
+	return utimensat(AT_FDCWD, path, t, AT_SYMLINK_NOFOLLOW) < 0 ? -errno : 0;
 }
 
 /* The file's modification time, CLOCK_REALTIME, as clock ticks since boot
@@ -340,8 +342,10 @@ static int l_seen_until(void *u, const char *path, uint64_t *ret)
 	int64_t ns;
 
 	(void)u;
-	if (stat(path, &st) < 0)
+	if (lstat(path, &st) < 0)
 		return -errno;
+	if (!S_ISREG(st.st_mode))
+		return -EPERM; /* the time of what a link names says nothing */
 	if (hz <= 0 || clock_gettime(CLOCK_REALTIME, &real) < 0 || clock_gettime(CLOCK_BOOTTIME, &boot) < 0)
 		return -EINVAL;
 	ns = ts_ns(&st.st_mtim) - (ts_ns(&real) - ts_ns(&boot));

@@ -6,6 +6,7 @@
  * touched, so this runs on any kernel. */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <pthread.h>
 #include <signal.h>
@@ -485,6 +486,41 @@ out:
 	engine_sys_linux_free(fake);
 }
 
+/* The state file's time, set and read: never through a link planted in
+ * its place, which would set the time of the file it names. */
+static void touch_follows_no_link(void)
+{
+	struct engine_sys *s = engine_sys_linux_new("/proc");
+	char dir[] = "/tmp/cs-touch-XXXXXX", file[64], link[64];
+	struct timespec old[2] = { { 1000000, 0 }, { 1000000, 0 } };
+	struct stat st;
+	uint64_t seen = 0;
+	FILE *f;
+
+	CHECK(s != NULL && mkdtemp(dir) != NULL);
+	if (!s)
+		return;
+	snprintf(file, sizeof(file), "%s/other", dir);
+	snprintf(link, sizeof(link), "%s/coreschedd.state", dir);
+	f = fopen(file, "w");
+	CHECK(f != NULL);
+	if (f)
+		fclose(f);
+	CHECK(utimensat(AT_FDCWD, file, old, 0) == 0);
+	CHECK(symlink(file, link) == 0);
+	(void)S(touch, link, 0);
+	CHECK(stat(file, &st) == 0 && st.st_mtim.tv_sec == old[1].tv_sec);
+	CHECK(S(seen_until, link, &seen) < 0);
+	unlink(link);
+	/* the file itself: set, and read back */
+	CHECK(S(touch, file, 0) == 0);
+	CHECK(stat(file, &st) == 0 && st.st_mtim.tv_sec > old[1].tv_sec);
+	CHECK(S(seen_until, file, &seen) == 0);
+	unlink(file);
+	rmdir(dir);
+	engine_sys_linux_free(s);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc > 1 && strcmp(argv[1], EXEC_LOOP_ARG) == 0)
@@ -503,5 +539,6 @@ int main(int argc, char **argv)
 	RUN(thread_id_read);
 	RUN(read_takes_ids_from_held_pidfd);
 	RUN(boot_ticks_bracket_a_start);
+	RUN(touch_follows_no_link);
 	UNIT_EXIT();
 }

@@ -72,6 +72,7 @@ struct engine {
 	void (*state_hook)(void *userdata);
 	void *state_hook_userdata;
 	bool state_lazy;       /* ...in what can wait for the tick: children, sticky members */
+	bool state_failing;    /* the last write failed: the tick tries again, the file's time stays */
 	/* The last heartbeat of the daemon before this one (the state file's
 	 * modification time, in start-time ticks): a process started later
 	 * started while no daemon ran. Not known: every process did. */

@@ -129,7 +129,9 @@ void engine_state_flush_lazy(struct engine *e)
  * time it already says is not written again. */
 void engine_state_heartbeat(struct engine *e)
 {
-	if (!e->state_path || !e->state_loaded || !e->sys->touch || e->touched_ns == e->watched_ns)
+	/* A file behind the table says nothing of what was watched since. */
+	if (!e->state_path || !e->state_loaded || !e->sys->touch || e->touched_ns == e->watched_ns ||
+	    e->state_failing)
 		return;
 	if (SYS(e, touch, e->state_path, e->watched_ns) == 0)
 		e->touched_ns = e->watched_ns;
@@ -158,7 +160,7 @@ void engine_state_flush(struct engine *e)
 
 	if (!e->state_dirty || !e->state_path)
 		return;
-	e->state_dirty = false; /* a failure waits for the next change */
+	e->state_dirty = false; /* a failure waits for the tick */
 	v = engine_snapshot(e->tasks, &n);
 	sf.entries = calloc(n + 1, sizeof(*sf.entries));
 	sf.unowned = calloc(n + 1, sizeof(*sf.unowned));
@@ -171,13 +173,22 @@ void engine_state_flush(struct engine *e)
 	sf.n_unowned = collect_unowned((struct task **)v, n, sf.unowned, STATE_ENTRIES_MAX);
 	r = state_save(e->state_path, &sf);
 	if (r == 0) { /* the new file's time is now's, later than what was watched */
+		if (e->state_failing)
+			log_notice("Recorded the explicit placements in %s again", e->state_path);
+		e->state_failing = false;
 		e->touched_ns = 0;
 		engine_state_heartbeat(e);
 	}
 out:
-	if (r < 0)
-		log_warning("Failed to record the explicit placements in %s: %s, ignoring.", e->state_path,
-			    strerror(-r));
+	/* Tried again at each tick (a full or read-only file system may
+	 * recover): said once, until a write succeeds. */
+	if (r < 0 && !e->state_failing)
+		log_warning("Failed to record the explicit placements in %s: %s; trying again each second, a "
+			    "restart meanwhile restores what the file last recorded.", e->state_path, strerror(-r));
+	if (r < 0) {
+		e->state_failing = true;
+		e->state_lazy = true;
+	}
 	free(v);
 	free(sf.entries);
 	free(sf.placers);

@@ -5388,6 +5388,32 @@ out:
 	scenario_done();
 }
 
+/* A write of the state file that failed (here a directory stood in its
+ * place) is tried again at the tick, not only at the next change: the
+ * placement is on disk once the file can be written again. */
+static void test_state_write_retried(void)
+{
+	const char *conf = "[Group manual]\nMatchExe=/usr/bin/none\n";
+	struct state_file *sf = NULL;
+	struct fproc *m;
+
+	e = scenario_with_state(conf);
+	if (!e)
+		return;
+	m = spawn("/usr/bin/job", 0);
+	deliver(n_events);
+	engine_state_flush(e);
+	unlink(state_path);
+	CHECK(mkdir(state_path, 0700) == 0);
+	CHECK(m && engine_assign(e, m->pid, "manual", NULL, ORIGIN_ASSIGN) == 0);
+	engine_state_flush(e); /* fails: a directory */
+	CHECK(rmdir(state_path) == 0);
+	engine_tick(e);
+	CHECK(state_load(state_path, &sf, NULL) == 0 && sf && sf->n == 1 && m && sf->entries[0].pid == m->pid);
+	state_file_free(sf);
+	scenario_done();
+}
+
 /* An older daemon's line names its placer by uid only: the record it
  * becomes (its gid not known) is written and read back. */
 static void test_placement_old_line_record_kept(void)
@@ -7076,6 +7102,7 @@ int main(void)
 	RUN(test_placement_unowned_restart_rule_key);
 	RUN(test_placement_unowned_restart_root_key);
 	RUN(test_placement_old_line_record_kept);
+	RUN(test_state_write_retried);
 	RUN(test_placement_user_child_beside_root_outgrows);
 	RUN(test_placement_one_user_two_gids);
 	RUN(test_key_share_sessions);

@@ -298,6 +298,17 @@ static int print_untagged(struct stats_args *a)
 	return table_print_free(t);
 }
 
+/* Zeros that mean "not counted", not "no cost", said so. */
+static void warn_uncounted(json_object *sample)
+{
+	json_object *v = NULL;
+
+	if (json_object_object_get_ex(sample, "schedstats", &v) && !json_object_get_boolean(v))
+		fputs("coresched: warning: kernel.sched_schedstats is off, so the kernel counts no forced idle: "
+		      "FORCED-IDLE does not grow (sysctl kernel.sched_schedstats=1 turns it on)\n",
+		      stderr);
+}
+
 int cli_cmd_stats(int argc, char **argv)
 {
 	struct stats_args a = { .interval = 1 };
@@ -324,6 +335,7 @@ int cli_cmd_stats(int argc, char **argv)
 		table_free(t);
 		return r;
 	}
+	warn_uncounted(samples[a.count]);
 	r = a.count == 0 ? print_totals(t, samples[0]) : print_samples(t, samples, a.count);
 	for (long i = 0; i <= a.count; i++)
 		json_object_put(samples[i]);

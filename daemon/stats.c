@@ -85,6 +85,16 @@ static void schedstats_enable(struct stats *s)
 	s->restore_schedstats = true;
 }
 
+/* Whether the kernel counts forced idle now: the switch as it is, not as
+ * the daemon last left it (an administrator may have turned it off since);
+ * where it cannot be read, what the daemon last found. */
+static bool schedstats_now(const struct stats *s)
+{
+	char v = 0;
+
+	return sysctl_read(s->sysctl_path, &v) == 0 ? v != '0' : s->schedstats;
+}
+
 static void schedstats_restore(struct stats *s)
 {
 	int r;
@@ -426,7 +436,7 @@ json_object *stats_to_json(struct stats *s)
 	for (size_t i = 0; accs && i < n; i++)
 		json_object_array_add(keys, acc_to_json(accs[i]));
 	free(accs);
-	json_object_object_add(o, "schedstats", json_object_new_boolean(s->schedstats));
+	json_object_object_add(o, "schedstats", json_object_new_boolean(schedstats_now(s)));
 	json_object_object_add(o, "accounting", json_object_new_boolean(s->accounting));
 	json_object_object_add(o, "interval_sec", json_object_new_int64(s->interval_sec));
 	json_object_object_add(o, "host", host_to_json(s));

@@ -175,6 +175,13 @@ else
 	has stats-count-ratio "$out" '^build ratio 2$'
 	js=$(coresched stats -c 1 -i 0.2 -J)
 	expect stats-count-json "$(printf '%s' "$js" | cs-json stats.0.n)" 1
+	# Zeros that mean "not counted" are said to be so.
+	has stats-schedstats-on-quiet "$(coresched stats 2>&1 >/dev/null)" '^$'
+	old=$(cat /proc/sys/kernel/sched_schedstats)
+	echo 0 > /proc/sys/kernel/sched_schedstats
+	has stats-schedstats-off-warns "$(coresched stats 2>&1 >/dev/null)" 'kernel.sched_schedstats is off'
+	expect stats-schedstats-off-status "$(coresched status -J | cs-json stats.schedstats)" false
+	echo "$old" > /proc/sys/kernel/sched_schedstats
 fi
 
 # ---- an unprivileged user ----

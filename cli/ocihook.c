@@ -60,7 +60,8 @@ static int parse_args(int argc, char **argv, struct hook_args *a)
 	int c;
 
 	*a = (struct hook_args){ .timeout_ms = DEFAULT_TIMEOUT_MS };
-	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
 		switch (c) {
 		case 't':
 			errno = 0;
@@ -77,7 +78,7 @@ static int parse_args(int argc, char **argv, struct hook_args *a)
 		case 'h':
 			exit(hook_usage(stdout, 0));
 		default:
-			return cli_usage_error("bad option");
+			return cli_getopt_error(c, argv);
 		}
 	}
 	if (optind < argc)

@@ -67,6 +67,11 @@ check trusted-needs-nothing 0 '' "$ok,\"annotations\":{\"io.coresched.policy\":\
 check bad-fail-mode 1 "unsupported fail mode 'ajar'" "$ok}" --fail-mode ajar
 check bad-timeout 1 "invalid timeout '-1'" "$ok}" --timeout -1
 check extra-argument 1 'takes no arguments' "$ok}" extra
+# Option errors read as every other function's, once, as coresched(1) quotes
+# them (coresched -V status: "coresched: invalid option -- 'V'").
+check bad-option 1 "^coresched: invalid option -- 'V'$" "$ok}" -V
+check unknown-long-option 1 "^coresched: unrecognized option '--bogus'$" "$ok}" --bogus
+check missing-value 1 "^coresched: option '--timeout' requires an argument$" "$ok}" --timeout
 
 # A daemon that accepts but never answers: the timeout bounds the wait and
 # counts as unreachable.

@@ -46,7 +46,7 @@ static void usage(FILE *f)
 {
 	fprintf(f, "Usage:\n");
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
-		fprintf(f, " coresched %s %s\n", commands[i].name, commands[i].usage);
+		fprintf(f, " coresched %s%s%s\n", commands[i].name, *commands[i].usage ? " " : "", commands[i].usage);
 	fprintf(f, "\nManage core scheduling cookies for tasks. Options may also come before\n"
 		   "the function, as in util-linux: coresched -v new -d PID.\n\n"
 		   "Functions:\n"
@@ -98,7 +98,7 @@ void cli_command_usage(const char *name)
 {
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
 		if (strcmp(name, commands[i].name) == 0)
-			printf("Usage: coresched %s %s\n", name, commands[i].usage);
+			printf("Usage: coresched %s%s%s\n", name, *commands[i].usage ? " " : "", commands[i].usage);
 	printf("See 'coresched --help' or coresched(1).\n");
 }
 

@@ -16,6 +16,9 @@ check() { # NAME EXPECTED_RC PATTERN COMMAND...
 
 check help 0 '^Usage:' $cs --help
 check help-lists-functions 0 'coresched copy \[-s PID\]' $cs --help
+# A function without arguments (reload) ends its usage line with its name.
+check help-reload-line 0 '^ coresched reload$' $cs --help
+check reload-help 0 '^Usage: coresched reload$' $cs reload --help
 check version 0 '^coresched [0-9]+\.[0-9]+' $cs -V
 # Output that cannot be written fails, as util-linux's close_stdout()
 check help-write-error 1 '^coresched: write error: No space left on device' sh -c "$cs --help >/dev/full"

@@ -258,6 +258,11 @@ expect real-placement-not-restored "$real" null none
 # A command run in a group is not isolated: run says so, -v or not.
 out=$("$cs" run -g forkers -- true 2>&1)
 result run-group-says-dry 0 "^coresched: coreschedd is in a dry run: nothing is applied; the command runs without the group's cookie$" $? "$out"
+# -v names each process placed, with its group and cookie.
+out=$("$cs" assign -v --group forkers "$out2" 2>&1)
+result assign-verbose 0 "^coresched: assigned PID $out2 to group forkers, cookie 0x[0-9a-f]+\$" $? "$out"
+out=$("$cs" run -v -g forkers -- true 2>&1)
+result run-group-verbose 0 '^coresched: joined group forkers, cookie 0x[0-9a-f]+$' $? "$out"
 
 # What run -g started in a Lock=yes group may not leave it through the
 # daemon either: an unprivileged caller cannot move it, not even the
@@ -282,8 +287,8 @@ result locked-root-may-move 0 '' $? "$out"
 "$runas" 65534 65534 sleep 1000 </dev/null >/dev/null 2>&1 &
 pids+=($!) cl=$!
 settle "$cl" "$(readlink -f "$(command -v sleep)")"
-out=$("$cs" clear "$cl" 2>&1)
-result root-clear 0 '' $? "$out"
+out=$("$cs" clear -v "$cl" 2>&1)
+result root-clear 0 "^coresched: cleared PID $cl\$" $? "$out"
 out=$("$runas" 65534 65534 "$cs" assign --group open "$cl" 2>&1)
 result root-clear-kept-by-assign 6 'another user' $? "$out"
 expect root-clear-kept "$cl" null none
@@ -417,8 +422,8 @@ result zombie-root 5 "cannot assign PID $zombie: no such process\$" $? "$out"
 mkdir -m 755 "$W/delegate" && chown 65532:65532 "$W/delegate"
 printf 'secret-line-%s\n' "$$" > "$W/root-only" && chmod 600 "$W/root-only"
 "$runas" 65532 65532 ln -s "$W/root-only" "$W/delegate/coreschedd.conf"
-out=$("$runas" 65532 65532 "$cs" reload 2>&1)
-result delegate-reload 0 '' $? "$out"
+out=$("$runas" 65532 65532 "$cs" reload -v 2>&1)
+result delegate-reload 0 '^coresched: reloaded: [0-9]+ groups, configuration generation [0-9]+$' $? "$out"
 out=$("$runas" 65532 65532 "$cs" check-config "$W/delegate" 2>&1)
 result delegate-check-dir-refused 6 'needs root' $? "$out" "$(grep "secret-line" <<<"$out")"
 out=$("$cs" check-config "$W/delegate" 2>&1)

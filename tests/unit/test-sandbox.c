@@ -162,10 +162,22 @@ static int execve_child(void)
 	return 0;
 }
 
+/* The call that opens any file of a mounted file system by its handle,
+ * whatever the directories around it allow. */
+static int open_by_handle_child(void)
+{
+	if (sandbox_seccomp(SANDBOX_ENFORCE) < 0)
+		return 0x80;
+	syscall(SYS_open_by_handle_at, -1, NULL, 0);
+	return 0;
+}
+
 static void forbidden_calls_kill(void)
 {
 	int status = in_child(ptrace_child);
 
+	CHECK(WIFSIGNALED(status) && WTERMSIG(status) == SIGSYS);
+	status = in_child(open_by_handle_child);
 	CHECK(WIFSIGNALED(status) && WTERMSIG(status) == SIGSYS);
 	/* Even in LOG mode, which only watches everything else. */
 	status = in_child(execve_child);

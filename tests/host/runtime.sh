@@ -377,3 +377,13 @@ check failmode-open-hook "$b/config.json" "
 h = [x for x in c['hooks']['createRuntime'] if ours(x)]
 if len(h) != 1 or h[0]['args'] != ['coresched', 'oci-hook', '--fail-mode', 'open']: print(h)
 if 'seccomp' in c.get('linux', {}): print('locked without Lock=')"
+# A configuration that does not load fails closed, whatever its FailMode=
+# says, and locks.
+mkdir -p "$work/badopencfg"; printf '[Container]\nFailMode=open\nLock=maybe\n' > "$work/badopencfg/coreschedd.conf"
+b=$work/open2
+bundle "$b" "$plain"
+CORESCHED_CONFIG_DIR=$work/badopencfg shim run -b "$b" x
+result failmode-bad-config-warns 0 "^coresched-runtime: warning: .*coreschedd.conf:3.*fail mode closed" $rc "$out"
+check failmode-bad-config-closed "$b/config.json" "
+h = [x for x in c['hooks']['createRuntime'] if ours(x)]
+if len(h) != 1 or h[0]['args'] != ['coresched', 'oci-hook']: print(h)"

@@ -695,7 +695,7 @@ fi
 # 6.12 and later take a task's own); 0 keeps the kernel's, which is what
 # this shell has; a reload that changes it says it waits for the next start.
 slice_of() { sed -n 's/^se\.slice[[:space:]]*:[[:space:]]*//p' "/proc/$1/sched" 2>/dev/null; }
-printf '[Daemon]\nDryRun=yes\nTimeSliceUSec=500\n' > "$W/cfg/coreschedd.conf"
+printf '[Daemon]\nDryRun=yes\nTimeSliceUSec=500\nLogLevel=debug\n' > "$W/cfg/coreschedd.conf"
 if [ -z "$(slice_of $$)" ]; then
 	echo "SKIP: $T/time-slice: /proc/PID/sched shows no se.slice on this kernel ($(uname -r))"
 elif start_daemon; then
@@ -704,6 +704,9 @@ elif start_daemon; then
 		echo "SKIP: $T/time-slice: this kernel ($(uname -r)) takes no slice of a task's own (Linux 6.12 and later do)"
 	else
 		result time-slice 0 '' 0 "" "$([ "$got" = 500000 ] || echo "se.slice is '$got', TimeSliceUSec=500 asks for 500000")"
+		# What it got is logged at the debug level.
+		grep -q '^coreschedd: Time slice: 500 us$' "$W/log"
+		result time-slice-logged 0 '' $? "$(grep -i slice "$W/log")"
 	fi
 	sed -i 's/^TimeSliceUSec=500$/TimeSliceUSec=0/' "$W/cfg/coreschedd.conf"
 	out=$("$cs" reload 2>&1)

@@ -339,6 +339,132 @@ int fi_read_thread(const char *proc_root, pid_t pid, pid_t tid, struct fi_task_s
 	return fi_parse_sched(buf, ret);
 }
 
+void fi_threads_done(struct fi_threads *t)
+{
+	free(t->v);
+	*t = (struct fi_threads){ 0 };
+}
+
+static int threads_push(struct fi_threads *t, const struct fi_thread_sample *x)
+{
+	if (t->n == t->cap) {
+		size_t cap = t->cap ? t->cap * 2 : 16;
+		struct fi_thread_sample *v = reallocarray(t->v, cap, sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		t->v = v;
+		t->cap = cap;
+	}
+	t->v[t->n++] = *x;
+	return 0;
+}
+
+/* Field 22 (start time) of a stat text: the comm in field 2 may hold
+ * anything, so count from the last ')'. */
+static int parse_stat_start(const char *text, uint64_t *ret)
+{
+	const char *p = strrchr(text, ')');
+
+	if (!p)
+		return -EBADMSG;
+	p++;
+	for (int field = 3; field <= 22; field++) {
+		size_t len;
+
+		if (*p != ' ')
+			return -EBADMSG;
+		p++;
+		len = strcspn(p, " \n");
+		if (field == 22)
+			return parse_u64(p, len, ret) < 0 ? -EBADMSG : 0;
+		p += len;
+	}
+	return -EBADMSG;
+}
+
+/* One listed thread into ret; a thread that vanished is skipped. */
+static int add_listed_thread(int taskfd, const struct dirent64 *d, pid_t pid, const struct fi_account *a,
+			     uint64_t task_id, char *buf, struct fi_threads *ret)
+{
+	struct fi_thread_sample x = { .ino = d->d_ino };
+	char rel[64];
+	uint64_t tid;
+	int r;
+
+	if (parse_u64(d->d_name, strlen(d->d_name), &tid) < 0 || tid == 0 || tid > INT_MAX)
+		return 0; /* not a thread id */
+	x.tid = (pid_t)tid;
+	x.leader = x.tid == pid;
+	snprintf(rel, sizeof(rel), "%s/sched", d->d_name);
+	r = read_small(taskfd, rel, buf);
+	if (r == -ENOENT || r == -ESRCH)
+		return 0;
+	if (r < 0)
+		return r;
+	r = fi_parse_sched(buf, &x.s);
+	if (r < 0)
+		return r;
+	if (!x.leader && !fi_account_knows_thread(a, task_id, x.tid, x.ino, x.s.sum_exec_ns)) {
+		snprintf(rel, sizeof(rel), "%s/stat", d->d_name);
+		r = read_small(taskfd, rel, buf);
+		if (r == -ENOENT || r == -ESRCH)
+			return 0;
+		if (r < 0)
+			return r;
+		r = parse_stat_start(buf, &x.start);
+		if (r < 0)
+			return r;
+		x.has_start = true;
+	}
+	return threads_push(ret, &x);
+}
+
+int fi_read_threads(const char *proc_root, pid_t pid, const struct fi_account *a, uint64_t task_id,
+		    struct fi_threads *ret)
+{
+	char dents[4096] __attribute__((aligned(8)));
+	char path[PATH_MAX], buf[FI_READ_MAX + 1];
+	struct fi_thread_sample one = { .tid = pid, .leader = true };
+	int fd, n, r = 0;
+
+	ret->n = 0;
+	if (pid <= 0)
+		return -EINVAL;
+	/* The leader alone: its file, no listing (as fi_read_process()). */
+	n = procinfo_threads(proc_root, pid);
+	if (n == -ESRCH)
+		return n;
+	if (n == 1 && fi_read_thread(proc_root, pid, pid, &one.s) == 0)
+		return threads_push(ret, &one);
+	if (snprintf(path, sizeof(path), "%s/%d/task", proc_root, (int)pid) >= (int)sizeof(path))
+		return -ENAMETOOLONG;
+	fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return errno == ENOENT || errno == ESRCH ? -ESRCH : -errno;
+	while (r == 0) {
+		ssize_t got = getdents64(fd, dents, sizeof(dents));
+
+		if (got < 0)
+			r = errno == ENOENT ? -ESRCH : -errno;
+		if (got <= 0)
+			break;
+		for (ssize_t off = 0; off < got && r == 0;) {
+			struct dirent64 *d = (struct dirent64 *)(dents + off);
+
+			off += d->d_reclen;
+			if (all_digits(d->d_name))
+				r = add_listed_thread(fd, d, pid, a, task_id, buf, ret);
+		}
+	}
+	close(fd);
+	if (r < 0) {
+		ret->n = 0;
+		return r;
+	}
+	return ret->n ? 0 : -ESRCH;
+}
+
 static bool has_dotdot(const char *path)
 {
 	for (const char *p = path; *p;) {
@@ -389,14 +515,30 @@ int fi_share(const struct fi_cg_sample *a, const struct fi_cg_sample *b, double 
 
 /* ---- accounting --------------------------------------------------------- */
 
+/* One thread's baseline: its counters at its last sample. */
+struct fi_thread {
+	uint64_t cpu_ns;
+	uint64_t forceidle_ns;
+	uint64_t ino;
+	uint64_t start;
+	pid_t tid;
+	bool leader;
+	bool has_start;
+	bool has_forceidle;
+};
+
 /* Open addressing with linear probing and backward-shift deletion: no
- * tombstones, so a table that saw many exits is as fast as a fresh one. */
+ * tombstones, so a table that saw many exits is as fast as a fresh one.
+ * A slot is a process (or a task given as one counter); its threads'
+ * baselines, sorted by tid, are in one when it has at most one thread and
+ * in the heap array more otherwise. */
 struct fi_slot {
 	uint64_t id;
-	uint64_t cpu_ns;       /* last sample: the baseline for the next delta */
-	uint64_t forceidle_ns;
+	struct fi_thread one;
+	struct fi_thread *more;
+	uint32_t n_threads;
+	uint32_t cap_threads; /* of more */
 	bool used;
-	bool has_forceidle;
 };
 
 #define FI_TABLE_MIN 16
@@ -405,11 +547,19 @@ struct fi_account {
 	struct fi_slot *slots;
 	size_t cap; /* 0 or a power of two, at most half full */
 	size_t n;
+	size_t n_threads;
 	size_t max_tasks;
+	struct fi_thread *scratch; /* the baselines a sample builds */
+	size_t scratch_cap;
 	struct fi_totals tasks;
 	struct fi_totals cgroup;
 	struct fi_cg_sample cg_prev; /* zero until the first cgroup sample */
 };
+
+static struct fi_thread *slot_threads(struct fi_slot *s)
+{
+	return s->more ? s->more : &s->one;
+}
 
 static size_t hash_id(uint64_t x)
 {
@@ -441,7 +591,11 @@ struct fi_account *fi_account_new(void)
 struct fi_account *fi_account_free(struct fi_account *a)
 {
 	if (a) {
+		for (size_t i = 0; i < a->cap; i++)
+			if (a->slots[i].used)
+				free(a->slots[i].more);
 		free(a->slots);
+		free(a->scratch);
 		free(a);
 	}
 	return NULL;
@@ -458,6 +612,11 @@ int fi_account_set_max_tasks(struct fi_account *a, size_t max_tasks)
 size_t fi_account_n_tasks(const struct fi_account *a)
 {
 	return a->n;
+}
+
+size_t fi_account_n_threads(const struct fi_account *a)
+{
+	return a->n_threads;
 }
 
 static struct fi_slot *slot_find(const struct fi_account *a, uint64_t id)
@@ -520,6 +679,8 @@ static void slot_remove(struct fi_account *a, struct fi_slot *s)
 {
 	size_t mask = a->cap - 1, hole = (size_t)(s - a->slots);
 
+	a->n_threads -= s->n_threads;
+	free(s->more);
 	for (size_t j = (hole + 1) & mask; a->slots[j].used; j = (j + 1) & mask) {
 		size_t home = hash_id(a->slots[j].id) & mask;
 
@@ -544,67 +705,214 @@ static void add_growth(uint64_t *total, uint64_t prev, uint64_t now)
 		*total = sat_add(*total, now - prev);
 }
 
-static void task_apply(struct fi_account *a, struct fi_slot *s, const struct fi_task_sample *now, bool add)
+/* One thread's growth since baseline b (when add), and b := now. */
+static void thread_apply(struct fi_account *a, struct fi_thread *b, const struct fi_task_sample *now, bool add)
 {
 	if (add)
-		add_growth(&a->tasks.cpu_ns, s->cpu_ns, now->sum_exec_ns);
-	s->cpu_ns = now->sum_exec_ns;
+		add_growth(&a->tasks.cpu_ns, b->cpu_ns, now->sum_exec_ns);
+	b->cpu_ns = now->sum_exec_ns;
 	/* Schedstats switched off hides the counter; it comes back with its
 	 * old value, so keep the old baseline rather than restart from 0. */
 	if (!now->has_forceidle)
 		return;
 	if (add)
-		add_growth(&a->tasks.forceidle_ns, s->has_forceidle ? s->forceidle_ns : 0,
-			   now->forceidle_ns);
+		add_growth(&a->tasks.forceidle_ns, b->has_forceidle ? b->forceidle_ns : 0, now->forceidle_ns);
 	a->tasks.has_forceidle = true;
-	s->forceidle_ns = now->forceidle_ns;
-	s->has_forceidle = true;
+	b->forceidle_ns = now->forceidle_ns;
+	b->has_forceidle = true;
 }
 
-static int task_sample(struct fi_account *a, uint64_t id, const struct fi_task_sample *now, bool add)
+static int by_tid(const void *x, const void *y)
 {
-	struct fi_slot *s = slot_find(a, id);
+	pid_t a = ((const struct fi_thread_sample *)x)->tid, b = ((const struct fi_thread_sample *)y)->tid;
+
+	return a < b ? -1 : a > b;
+}
+
+/* Whether baseline o (of the same tid) is thread t's. The leader is the
+ * process itself. Another thread's start time differs; where t's was not
+ * read, the reader found the directory inode o has. (A thread that runs
+ * a program takes the leader's tid and start time: it continues the
+ * leader's baseline, a drop being a new baseline as ever.) */
+static bool same_thread(const struct fi_thread *o, const struct fi_thread_sample *t)
+{
+	if (t->leader || o->leader)
+		return t->leader == o->leader;
+	if (t->has_start && o->has_start)
+		return t->start == o->start;
+	return t->ino != 0 && t->ino == o->ino;
+}
+
+static const struct fi_thread *find_thread(const struct fi_thread *v, size_t n, pid_t tid)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (v[mid].tid < tid)
+			lo = mid + 1;
+		else if (v[mid].tid > tid)
+			hi = mid;
+		else
+			return &v[mid];
+	}
+	return NULL;
+}
+
+bool fi_account_knows_thread(const struct fi_account *a, uint64_t task_id, pid_t tid, uint64_t ino,
+			     uint64_t sum_exec_ns)
+{
+	struct fi_slot *s = a ? slot_find(a, task_id) : NULL;
+	const struct fi_thread *o = s ? find_thread(slot_threads(s), s->n_threads, tid) : NULL;
+
+	return o && ino != 0 && o->ino == ino && sum_exec_ns >= o->cpu_ns;
+}
+
+/* Room for n baselines in a->scratch and in s (whose current baselines
+ * stay where slot_threads() finds them, moved or not): allocated before
+ * anything is added, so that a failure changes nothing. */
+static int reserve(struct fi_account *a, struct fi_slot *s, size_t n)
+{
+	if (n > UINT32_MAX)
+		return -ENOMEM;
+	if (n > a->scratch_cap) {
+		struct fi_thread *v = reallocarray(a->scratch, n, sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		a->scratch = v;
+		a->scratch_cap = n;
+	}
+	if (n > 1 && n > s->cap_threads) {
+		struct fi_thread *v = reallocarray(s->more, n, sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		if (!s->more && s->n_threads)
+			v[0] = s->one;
+		s->more = v;
+		s->cap_threads = (uint32_t)n;
+	}
+	return 0;
+}
+
+/* Keep the k baselines in a->scratch as s's; memory beyond 4 times what
+ * they need goes back. */
+static void store_threads(struct fi_account *a, struct fi_slot *s, size_t k)
+{
+	a->n_threads = a->n_threads - s->n_threads + k;
+	s->n_threads = (uint32_t)k;
+	if (k <= 1) {
+		free(s->more);
+		s->more = NULL;
+		s->cap_threads = 0;
+		if (k)
+			s->one = a->scratch[0];
+		return;
+	}
+	if (s->cap_threads > 4 * k) {
+		struct fi_thread *v = reallocarray(s->more, k, sizeof(*v));
+
+		if (v) {
+			s->more = v;
+			s->cap_threads = (uint32_t)k;
+		}
+	}
+	memcpy(s->more, a->scratch, k * sizeof(*s->more));
+}
+
+int fi_account_threads(struct fi_account *a, uint64_t task_id, struct fi_thread_sample *t, size_t n,
+		       uint64_t born_since, unsigned flags)
+{
+	struct fi_slot *s = slot_find(a, task_id), none = { 0 };
+	const struct fi_thread *old;
+	bool known = s != NULL, keep = !(flags & FI_EXIT), seed = flags & FI_SEED;
+	size_t k = 0;
 	int r;
 
-	if (s) {
-		task_apply(a, s, now, add);
-		return 0;
+	if (!known) {
+		if (!keep && n == 0)
+			return -ENOENT;
+		if (keep) {
+			r = slot_insert(a, task_id, &s);
+			if (r < 0)
+				return r;
+		} else
+			s = &none;
 	}
-	r = slot_insert(a, id, &s);
-	if (r < 0)
-		return r;
-	task_apply(a, s, now, add);
-	return 1;
+	if (keep) {
+		r = reserve(a, s, n);
+		if (r < 0) {
+			if (!known)
+				slot_remove(a, s);
+			return r;
+		}
+	}
+	old = slot_threads(s);
+	if (n > 1)
+		qsort(t, n, sizeof(*t), by_tid);
+	for (size_t i = 0; i < n; i++) {
+		const struct fi_thread *o = find_thread(old, s->n_threads, t[i].tid);
+		struct fi_thread b = { 0 };
+		bool add;
+
+		if (i > 0 && t[i].tid == t[i - 1].tid)
+			continue; /* listed twice: once counts */
+		if (o && same_thread(o, &t[i])) {
+			b = *o;
+			add = !seed;
+		} else
+			/* New here. In a new process every thread is as new
+			 * as the process; in a known one, a thread born since
+			 * the previous sample accrued all its time here, an
+			 * older one (missed by that sample) may have been
+			 * counted: from now. */
+			add = !seed && (!known || (t[i].has_start && t[i].start >= born_since));
+		b.tid = t[i].tid;
+		b.leader = t[i].leader;
+		if (t[i].ino)
+			b.ino = t[i].ino;
+		if (t[i].has_start) {
+			b.start = t[i].start;
+			b.has_start = true;
+		}
+		thread_apply(a, &b, &t[i].s, add);
+		if (keep)
+			a->scratch[k++] = b;
+	}
+	if (keep)
+		store_threads(a, s, k);
+	else if (known)
+		slot_remove(a, s);
+	return known ? 0 : 1;
+}
+
+/* A task as one counter: a single thread that is its own leader. */
+static int task_sample(struct fi_account *a, uint64_t id, const struct fi_task_sample *now, unsigned flags)
+{
+	struct fi_thread_sample t = { .leader = true };
+
+	if (now)
+		t.s = *now;
+	return fi_account_threads(a, id, now ? &t : NULL, now ? 1 : 0, 0, flags);
 }
 
 int fi_account_task(struct fi_account *a, uint64_t task_id, const struct fi_task_sample *now)
 {
-	return task_sample(a, task_id, now, true);
+	return task_sample(a, task_id, now, FI_WHOLE);
 }
 
 int fi_account_task_seed(struct fi_account *a, uint64_t task_id, const struct fi_task_sample *now)
 {
-	return task_sample(a, task_id, now, false);
+	return task_sample(a, task_id, now, FI_SEED);
 }
 
 int fi_account_task_exit(struct fi_account *a, uint64_t task_id, const struct fi_task_sample *last)
 {
-	struct fi_slot *s = slot_find(a, task_id);
+	int r = task_sample(a, task_id, last, FI_EXIT);
 
-	if (!s) {
-		struct fi_slot fresh = { 0 };
-
-		/* Never sampled (too short-lived, or over the cap): all of it
-		 * is new to us. */
-		if (!last)
-			return -ENOENT;
-		task_apply(a, &fresh, last, true);
-		return 0;
-	}
-	if (last)
-		task_apply(a, s, last, true);
-	slot_remove(a, s);
-	return 0;
+	return r < 0 ? r : 0;
 }
 
 int fi_account_cgroup(struct fi_account *a, const struct fi_cg_sample *now)

@@ -65,6 +65,43 @@ int fi_read_process(const char *proc_root, pid_t pid, struct fi_task_sample *ret
  * callers that account per thread, which is exact across thread exits. */
 int fi_read_thread(const char *proc_root, pid_t pid, pid_t tid, struct fi_task_sample *ret);
 
+/* One thread of a process as fi_read_threads() lists it. A thread is told
+ * from a later one with its tid by its start time (field 22 of
+ * PROC_ROOT/PID/task/TID/stat, clock ticks since boot), which is read only
+ * where the inode number of its task directory does not already say it is
+ * the thread the account knows: procfs gives a task's directory a new
+ * inode when the task is new. The leader (tid == pid) is the process
+ * itself, whose identity the caller's task id carries: no start read. */
+struct fi_thread_sample {
+	pid_t tid;
+	bool leader;           /* tid == pid */
+	bool has_start;        /* start was read */
+	uint64_t ino;          /* of PROC_ROOT/PID/task/TID; 0 when not listed */
+	uint64_t start;
+	struct fi_task_sample s;
+};
+
+/* A caller-owned buffer that fi_read_threads() grows and refills: kept
+ * from one sample to the next, it allocates only when a process has more
+ * threads than any before. fi_threads_done() frees it. */
+struct fi_threads {
+	struct fi_thread_sample *v;
+	size_t n, cap;
+};
+
+void fi_threads_done(struct fi_threads *t);
+
+struct fi_account;
+
+/* The threads of process pid, each with its own counters, into *ret. a
+ * and task_id name the account that tracks the process (a may be NULL):
+ * a thread it knows by tid and directory inode, whose counters did not go
+ * down, needs no start time; any other non-leader thread's is read, one
+ * file more for that thread once. A thread that exits while we read is
+ * left out. Errors as fi_read_process(), and -ENOMEM. */
+int fi_read_threads(const char *proc_root, pid_t pid, const struct fi_account *a, uint64_t task_id,
+		    struct fi_threads *ret);
+
 /* CGROUP_ROOT/CGPATH/cpu.stat; cgpath is a cgroup v2 path such as
  * "/system.slice/x.service" ("/" or "" for the root). -EINVAL for a path
  * with a ".." component, -ENOENT when the cgroup is gone. */
@@ -85,12 +122,11 @@ int fi_share(const struct fi_cg_sample *a, const struct fi_cg_sample *b, double 
 
 /* One account per (group,key). It sums two independent sources, reported
  * separately because a caller should pick one, not add them:
- *  - tasks: per-task counters; the delta since the task's previous sample
- *    is added, so the total keeps what exited tasks accrued;
+ *  - tasks: per-task counters; the delta since the task's (or thread's)
+ *    previous sample is added, so the total keeps what exited tasks
+ *    accrued up to their last sample;
  *  - cgroup: one cgroup's cpu.stat, itself monotonic while the cgroup lives.
  * Totals only ever grow. */
-struct fi_account;
-
 struct fi_totals {
 	uint64_t forceidle_ns;
 	uint64_t cpu_ns;
@@ -100,22 +136,57 @@ struct fi_totals {
 struct fi_account *fi_account_new(void);
 struct fi_account *fi_account_free(struct fi_account *a);
 
-/* Tracking a task costs one table slot; past the cap fi_account_task()
- * gives -ENOSPC. Lowering it below the tasks tracked now is -EBUSY. */
+/* Tracking a task costs one table slot (and a baseline per thread given
+ * with fi_account_threads()); past the cap a new task gives -ENOSPC. Lowering it below the tasks tracked now is -EBUSY. */
 int fi_account_set_max_tasks(struct fi_account *a, size_t max_tasks);
 size_t fi_account_n_tasks(const struct fi_account *a);
 
 /* A sample of task task_id (tgid << 32 | start-time hash, or the same per
- * thread). The first sample of a task adds its whole counters: the daemon
- * places a task in a group when it starts or execs, so what it accrued
- * before the first sample was, with rare exceptions, accrued in the group;
- * dropping it would make short-lived tasks invisible. Use
- * fi_account_task_seed() where that is not so (tasks found at daemon start,
- * a task moved from another group). A counter that went down (a thread of
- * a summed process exited) becomes the new baseline and adds nothing: the
- * exited thread's last interval is lost, the total never goes back.
+ * thread) as one counter. The first sample of a task adds its whole
+ * counters: the daemon places a task in a group when it starts or execs,
+ * so what it accrued before the first sample was, with rare exceptions,
+ * accrued in the group; dropping it would make short-lived tasks
+ * invisible. Use fi_account_task_seed() where that is not so (tasks found
+ * at daemon start, a task moved from another group). A counter that went
+ * down becomes the new baseline and adds nothing: the total never goes
+ * back. A process's threads are better given one by one
+ * (fi_account_threads()): a sum of them drops by an exiting thread's whole
+ * lifetime, which cancels what the others gained meanwhile.
  * Returns 1 for a task seen for the first time, 0 for a known one. */
 int fi_account_task(struct fi_account *a, uint64_t task_id, const struct fi_task_sample *now);
+
+/* How fi_account_threads() takes a process it does not track yet, and
+ * whether it forgets the process afterwards. */
+enum {
+	FI_WHOLE = 0, /* a process new here counts whole */
+	FI_SEED = 1,  /* nothing is added: the counters are baselines (a process
+		       * found at daemon start, moved in, or re-based) */
+	FI_EXIT = 2,  /* the process is gone or leaves the account: add its
+		       * growth, then forget it (one never tracked is not kept) */
+};
+
+/* A sample of process task_id given as its threads (fi_read_threads();
+ * the array is sorted here by tid). The process keeps one baseline per
+ * thread, and each thread adds its own growth, so a thread that exits
+ * loses only what it accrued since its last sample. A thread not in t is
+ * forgotten (it exited). A thread the account has not seen in a known
+ * process counts whole when it was born at or after born_since (start
+ * time, clock ticks: the caller's previous sample) and from now when
+ * older or of unknown age: its earlier time may be counted already. A
+ * process not tracked yet counts as flags say. One slot per process as
+ * fi_account_task(); the thread baselines are freed with it and are at
+ * most its threads. With FI_EXIT and no threads, -ENOENT for a process not
+ * tracked. Returns 1 for a new process, 0 for a known one. */
+int fi_account_threads(struct fi_account *a, uint64_t task_id, struct fi_thread_sample *t, size_t n,
+		       uint64_t born_since, unsigned flags);
+
+/* Whether the account knows thread tid of process task_id by that inode
+ * with counters not above sum_exec_ns (fi_read_threads() asks). */
+bool fi_account_knows_thread(const struct fi_account *a, uint64_t task_id, pid_t tid, uint64_t ino,
+			     uint64_t sum_exec_ns);
+
+/* Thread baselines held, over all processes. */
+size_t fi_account_n_threads(const struct fi_account *a);
 
 /* Remember the task's counters as a baseline without adding them. */
 int fi_account_task_seed(struct fi_account *a, uint64_t task_id, const struct fi_task_sample *now);

@@ -3,7 +3,12 @@
  * accrued since the previous sample, folded into totals that never go
  * down. A Per=cgroup key whose members all live under its cgroup reads the
  * cgroup's cpu.stat (exact, and it keeps what exited tasks accrued); any
- * other key sums its members' per-task counters. */
+ * other key reads its members' threads and adds each thread's growth since
+ * its previous sample, so a thread that exits loses only its last
+ * interval. CPU time is taken from the same per-thread counters as forced
+ * idle, not from the process CPU clock (which keeps exited threads'
+ * time): the two then cover the same intervals and their ratio is not
+ * skewed, and it costs no call beyond the files the sample reads. */
 #define _GNU_SOURCE /* asprintf() */
 #include <errno.h>
 #include <time.h>
@@ -169,10 +174,18 @@ static struct stats_seen *seen_get(struct stats *s, uint64_t id)
 	return n;
 }
 
-static void seen_forget(struct stats *s, struct stats_seen *n, const struct fi_task_sample *last)
+/* The threads of t's process into s->threads, known to acc (or none). */
+static int read_threads(struct stats *s, const struct task *t, const struct stats_acc *acc)
+{
+	return fi_read_threads(s->proc_root, t->pid, acc ? acc->fa : NULL, task_id(t), &s->threads);
+}
+
+/* last: s->threads holds the task's final reading; else nothing is added. */
+static void seen_forget(struct stats *s, struct stats_seen *n, bool last)
 {
 	if (n->acc)
-		(void)fi_account_task_exit(n->acc->fa, n->id, last);
+		(void)fi_account_threads(n->acc->fa, n->id, last ? s->threads.v : NULL, last ? s->threads.n : 0,
+					 s->prev_sample_ticks, FI_EXIT);
 	hashmap_remove_u64(s->seen, n->id);
 	free(n);
 }
@@ -190,24 +203,25 @@ static uint64_t boot_ticks(void)
  * this key (it existed at the previous sample, or the key's cgroup counted it). */
 static int sample_task(struct stats *s, struct stats_acc *a, const struct task *t, bool seed_new)
 {
-	struct fi_task_sample now;
 	struct stats_seen *n;
 	uint64_t id = task_id(t);
 	bool seed;
 	int r;
 
-	r = fi_read_process(s->proc_root, t->pid, &now);
+	n = hashmap_get_u64(s->seen, id);
+	r = read_threads(s, t, n ? n->acc : NULL);
 	if (r < 0)
 		return r; /* gone: the sweep forgets it */
-	n = hashmap_get_u64(s->seen, id);
 	seed = n ? n->acc != a : seed_new;
 	if (n && n->acc != a) /* moved: its time so far was the old key's */
-		(void)fi_account_task_exit(n->acc->fa, id, &now);
+		(void)fi_account_threads(n->acc->fa, id, s->threads.v, s->threads.n, s->prev_sample_ticks,
+					 FI_EXIT);
 	if (!n && !(n = seen_get(s, id)))
 		return -ENOMEM;
-	r = seed ? fi_account_task_seed(a->fa, id, &now) : fi_account_task(a->fa, id, &now);
+	r = fi_account_threads(a->fa, id, s->threads.v, s->threads.n, s->prev_sample_ticks,
+			       seed ? FI_SEED : FI_WHOLE);
 	if (r < 0) {
-		seen_forget(s, n, NULL);
+		seen_forget(s, n, false);
 		return r;
 	}
 	n->acc = a;
@@ -227,7 +241,7 @@ static void sweep_seen(struct stats *s)
 	n = hashmap_values(s->seen, v, n);
 	for (size_t i = 0; i < n; i++)
 		if (((struct stats_seen *)v[i])->sample != s->n_samples)
-			seen_forget(s, v[i], NULL);
+			seen_forget(s, v[i], false);
 	free(v);
 }
 
@@ -237,26 +251,31 @@ static void sweep_seen(struct stats *s)
  * pid may be another process's, or a thread's whose task directory lists
  * a whole other process: the reading counts only if the pid still has the
  * task's start time after it (a pid is not reused while its holder
- * remains). A task never sampled counts whole only if born since the
- * previous sample, as in sample_key(). */
+ * remains). By then its other threads are gone: each thread still there
+ * (the zombie leader) adds its growth, those gone lose their last
+ * interval, as at a sample. A task never sampled counts whole only if
+ * born since the previous sample, as in sample_key(). */
 void stats_account_task_exit(struct stats *s, const struct task *t)
 {
 	struct stats_seen *n;
 	struct stats_key *ks;
-	struct fi_task_sample last;
 	uint64_t id = task_id(t), start;
 
-	if (!s->accounting || !t->key || fi_read_process(s->proc_root, t->pid, &last) < 0 ||
-	    procinfo_start_time(s->proc_root, t->pid, &start) < 0 || start != t->start)
+	if (!s->accounting || !t->key)
 		return;
 	n = hashmap_get_u64(s->seen, id);
+	if (read_threads(s, t, n ? n->acc : NULL) < 0 || procinfo_start_time(s->proc_root, t->pid, &start) < 0 ||
+	    start != t->start)
+		return;
 	if (n && n->acc) {
-		(void)fi_account_task(n->acc->fa, id, &last);
+		(void)fi_account_threads(n->acc->fa, id, s->threads.v, s->threads.n, s->prev_sample_ticks,
+					 FI_WHOLE);
 		return;
 	}
 	/* A key sampled through its cgroup has the task's time there. */
 	if (!n && t->start >= s->prev_sample_ticks && key_state(s, t->key, &ks) >= 0 && !ks->acc->cg_prev)
-		(void)fi_account_task_exit(ks->acc->fa, id, &last);
+		(void)fi_account_threads(ks->acc->fa, id, s->threads.v, s->threads.n, s->prev_sample_ticks,
+					 FI_EXIT);
 }
 
 /* ---- per-cgroup sampling ---- */
@@ -308,10 +327,9 @@ static void hand_over(struct stats *s, struct stats_acc *a, struct task *const *
 {
 	for (size_t i = 0; i < n; i++) {
 		struct stats_seen *m = hashmap_get_u64(s->seen, task_id(tasks[i]));
-		struct fi_task_sample last;
 
 		if (m && m->acc != a)
-			seen_forget(s, m, fi_read_process(s->proc_root, tasks[i]->pid, &last) == 0 ? &last : NULL);
+			seen_forget(s, m, read_threads(s, tasks[i], m->acc) == 0);
 	}
 }
 
@@ -512,7 +530,7 @@ void stats_account_reset(struct stats *s)
 	if (v) {
 		n = hashmap_values(s->seen, v, n);
 		for (size_t i = 0; i < n; i++)
-			seen_forget(s, v[i], NULL);
+			seen_forget(s, v[i], false);
 		free(v);
 	}
 	hashmap_foreach(s->accs, clear_cg_prev, NULL);
@@ -569,6 +587,7 @@ void stats_account_done(struct stats *s)
 	s->groups = hashmap_free(s->groups);
 	s->keys = hashmap_free(s->keys);
 	s->seen = hashmap_free(s->seen);
+	fi_threads_done(&s->threads);
 }
 
 static int by_name(const void *a, const void *b)

@@ -45,6 +45,7 @@ struct stats {
 	struct hashmap *accs;    /* id -> struct stats_acc */
 	struct hashmap *keys;    /* (uintptr_t)struct key * -> struct stats_key */
 	struct hashmap *seen;    /* task id -> struct stats_seen */
+	struct fi_threads threads; /* one process's threads: reused by each read */
 	struct hashmap *groups;  /* name -> struct stats_group */
 	uint64_t n_samples;
 	uint64_t n_acct_samples; /* samples since accounting was turned on */

@@ -533,6 +533,96 @@ static void account_cgroup_reset(void)
 	fi_account_free(a);
 }
 
+static struct fi_thread_sample th(pid_t tid, uint64_t start, uint64_t cpu, uint64_t fi)
+{
+	return (struct fi_thread_sample){ .tid = tid, .leader = tid == 100, .has_start = tid != 100,
+					  .start = start, .s = ts(cpu, fi) };
+}
+
+/* Per-thread baselines: an exiting thread loses only its own last
+ * interval; a new thread counts whole when born since born_since; a tid
+ * taken by a new thread is that new thread; memory follows the threads. */
+static void account_threads(void)
+{
+	struct fi_account *a = fi_account_new();
+	struct fi_thread_sample t[4];
+	uint64_t cpu, fi;
+
+	/* Seeded: nothing added. */
+	t[0] = th(100, 0, 100, 0);
+	t[1] = th(101, 10, 300, 200);
+	t[2] = th(102, 10, 5, 5);
+	CHECK(fi_account_threads(a, 7, t, 3, 50, FI_SEED) == 1);
+	totals(a, &cpu, &fi);
+	CHECK(cpu == 0 && fi == 0 && fi_account_n_threads(a) == 3);
+	/* 101 exits; 100 gains 150; 102 is now another thread born at 60
+	 * (whole); 103 is new but born at 20, before born_since (from now). */
+	t[0] = th(100, 0, 250, 150);
+	t[1] = th(103, 20, 1000, 1000);
+	t[2] = th(102, 60, 40, 30);
+	CHECK(fi_account_threads(a, 7, t, 3, 50, FI_WHOLE) == 0);
+	totals(a, &cpu, &fi);
+	CHECK(cpu == 190 && fi == 180 && fi_account_n_threads(a) == 3);
+	/* Then growth alone. */
+	t[0] = th(100, 0, 260, 151);
+	t[1] = th(103, 20, 1001, 1002);
+	t[2] = th(102, 60, 41, 33);
+	CHECK(fi_account_threads(a, 7, t, 3, 80, FI_WHOLE) == 0);
+	totals(a, &cpu, &fi);
+	CHECK(cpu == 202 && fi == 186);
+	/* Down to one thread: the array goes. */
+	t[0] = th(100, 0, 261, 152);
+	CHECK(fi_account_threads(a, 7, t, 1, 80, FI_WHOLE) == 0);
+	CHECK(fi_account_n_threads(a) == 1);
+	/* A new process counts whole; its exit adds growth and frees it. */
+	t[0] = th(200, 90, 10, 1);
+	t[1] = th(201, 90, 10, 1);
+	CHECK(fi_account_threads(a, 8, t, 2, 80, FI_WHOLE) == 1);
+	CHECK(fi_account_n_threads(a) == 3 && fi_account_n_tasks(a) == 2);
+	t[0] = th(201, 90, 15, 2);
+	CHECK(fi_account_threads(a, 8, t, 1, 80, FI_EXIT) == 0);
+	totals(a, &cpu, &fi);
+	CHECK(cpu == 203 + 25 && fi == 187 + 3);
+	CHECK(fi_account_n_threads(a) == 1 && fi_account_n_tasks(a) == 1);
+	CHECK(fi_account_threads(a, 8, NULL, 0, 0, FI_EXIT) == -ENOENT);
+	CHECK(fi_account_threads(a, 7, NULL, 0, 0, FI_EXIT) == 0);
+	CHECK(fi_account_n_threads(a) == 0 && fi_account_n_tasks(a) == 0);
+	fi_account_free(a);
+}
+
+/* The reader reads a thread's start time only where the account does not
+ * know the thread by its directory's inode. */
+static void read_threads_start_once(void)
+{
+	char *root = fake_proc_new();
+	struct fi_account *a = fi_account_new();
+	struct fi_threads buf = { 0 };
+	char path[4096];
+
+	snprintf(path, sizeof(path), "%s/42/task/43/stat", root);
+	fixture_put("43 (a) b) S 1 42 42 0 -1 0 0 0 0 0 0 0 0 0 20 0 2 0 777 0 0\n", "%s", path);
+	CHECK(fi_read_threads(root, 42, a, 1, &buf) == 0);
+	CHECK(buf.n == 2); /* 44 has no sched file: gone */
+	for (size_t i = 0; i < buf.n; i++) {
+		if (buf.v[i].tid == 42)
+			CHECK(buf.v[i].leader && !buf.v[i].has_start);
+		else
+			CHECK(buf.v[i].tid == 43 && buf.v[i].has_start && buf.v[i].start == 777 && buf.v[i].ino);
+	}
+	CHECK(fi_account_threads(a, 1, buf.v, buf.n, 0, FI_SEED) == 1);
+	fixture_put("garbage\n", "%s", path);
+	CHECK(fi_read_threads(root, 42, a, 1, &buf) == 0 && buf.n == 2);
+	CHECK(fi_read_threads(root, 42, NULL, 1, &buf) == -EBADMSG);
+	/* A thread whose stat is gone has exited. */
+	unlink(path);
+	CHECK(fi_read_threads(root, 42, NULL, 1, &buf) == 0 && buf.n == 1 && buf.v[0].tid == 42);
+	CHECK(fi_read_threads(root, 7, NULL, 1, &buf) == -ESRCH && buf.n == 0);
+	fi_threads_done(&buf);
+	fi_account_free(a);
+	fixture_rm_rf(root);
+	free(root);
+}
+
 /* ---- statistics --------------------------------------------------------- */
 
 static void summarize_known_values(void)
@@ -748,6 +838,8 @@ int main(void)
 	RUN(account_seed_and_limit);
 	RUN(account_table_churn);
 	RUN(account_cgroup_reset);
+	RUN(account_threads);
+	RUN(read_threads_start_once);
 	RUN(summarize_known_values);
 	RUN(label_escape);
 	RUN(metrics_builder);

@@ -103,6 +103,46 @@ static void fake_sched(pid_t pid, uint64_t sum_ns, uint64_t forceidle_ns)
 	fixture_put(text, "%s/%d/task/%d/sched", proc, pid, pid);
 }
 
+/* Another thread of pid: its sched and its stat (for its start time). */
+static void fake_thread(pid_t pid, pid_t tid, uint64_t start, uint64_t sum_ns, uint64_t forceidle_ns)
+{
+	char text[512];
+
+	mkdirs("%s/%d/task/%d", proc, pid, tid);
+	snprintf(text, sizeof(text),
+		 "%d (x) S 1 %d %d 0 -1 4194304 0 0 0 0 0 0 0 0 20 0 1 0 %" PRIu64 " 0 0\n", tid, pid, pid, start);
+	fixture_put(text, "%s/%d/task/%d/stat", proc, pid, tid);
+	snprintf(text, sizeof(text),
+		 "x (%d, #threads: 2)\n---\n%-45s:%14" PRIu64 ".%06" PRIu64 "\n%-45s:%14" PRIu64 ".%06" PRIu64 "\n",
+		 tid, "se.sum_exec_runtime", sum_ns / MS, sum_ns % MS, "core_forceidle_sum", forceidle_ns / MS,
+		 forceidle_ns % MS);
+	fixture_put(text, "%s/%d/task/%d/sched", proc, pid, tid);
+}
+
+static void rm_thread(pid_t pid, pid_t tid)
+{
+	char dir[256];
+
+	snprintf(dir, sizeof(dir), "%s/%d/task/%d", proc, pid, tid);
+	fixture_rm_rf(dir);
+}
+
+/* Thread tid exited and a new thread took its tid: a new directory (made
+ * before the old one goes, so it cannot get the old one's inode number). */
+static void fake_thread_reused(pid_t pid, pid_t tid, uint64_t start, uint64_t sum_ns, uint64_t forceidle_ns)
+{
+	char from[256], to[256];
+
+	fake_thread(pid, 999999, start, sum_ns, forceidle_ns);
+	rm_thread(pid, tid);
+	snprintf(from, sizeof(from), "%s/%d/task/%d", proc, pid, 999999);
+	snprintf(to, sizeof(to), "%s/%d/task/%d", proc, pid, tid);
+	if (rename(from, to) < 0) {
+		perror(to);
+		exit(2);
+	}
+}
+
 static void fake_cpu_stat(const char *cgpath, uint64_t usage_us, uint64_t forceidle_us)
 {
 	char text[256];
@@ -466,6 +506,160 @@ static void test_missed_sample_counts_once(void)
 	fixture_rm_rf(root);
 }
 
+/* A key sampled per process: a process that lived through accounting's
+ * start, seeded, then sampled with the given threads. */
+struct threaded {
+	struct key k;
+	struct task a;
+	struct key *keys[1];
+	struct task *tasks[1];
+	struct engine *e;
+	struct stats *s;
+};
+
+static void threaded_start(struct threaded *t)
+{
+	*t = (struct threaded){ .k = { .id = "web/", .group = "web", .name = "", .per = PER_GROUP } };
+	t->a = (struct task){ .pid = PID_A, .cgroup = "/x", .key = &t->k, .start = 5 };
+	t->keys[0] = &t->k;
+	t->tasks[0] = &t->a;
+	fresh_tree();
+	fake_proc(PID_A, "web", t->a.cgroup, t->a.start);
+	CHECK(engine_new(proc, &t->e) == 0);
+	conf_free(engine_set_conf(t->e, conf_text("")));
+	CHECK(stats_new_with_roots(NULL, t->e, proc, cg, sysctl, &t->s) == 0);
+}
+
+static void threaded_sample(struct threaded *t)
+{
+	CHECK(stats_sample_keys(t->s, t->keys, 1, t->tasks, 1) == 0);
+}
+
+static void threaded_end(struct threaded *t)
+{
+	stats_free(t->s);
+	engine_free(t->e);
+	fixture_rm_rf(root);
+}
+
+/* A worker exits while the leader runs on: the leader's growth counts (the
+ * worker's own last interval is what is lost), where a sum of the threads
+ * fell by the worker's whole lifetime and cancelled it. */
+static void test_thread_exit_keeps_others(void)
+{
+	struct threaded t;
+
+	threaded_start(&t);
+	fake_sched(PID_A, 100 * MS, 0);
+	fake_thread(PID_A, PID_A + 10, 6, 300 * MS, 200 * MS);
+	threaded_sample(&t);
+	CHECK(field(t.s, "web", "", "forced_idle_ns") == 0);
+	rm_thread(PID_A, PID_A + 10);
+	fake_sched(PID_A, 250 * MS, 150 * MS);
+	threaded_sample(&t);
+	CHECK(field(t.s, "web", "", "forced_idle_ns") == (int64_t)(150 * MS));
+	CHECK(field(t.s, "web", "", "cpu_ns") == (int64_t)(150 * MS));
+	fake_sched(PID_A, 260 * MS, 160 * MS);
+	threaded_sample(&t);
+	CHECK(field(t.s, "web", "", "forced_idle_ns") == (int64_t)(160 * MS));
+	CHECK(field(t.s, "web", "", "cpu_ns") == (int64_t)(160 * MS));
+	threaded_end(&t);
+}
+
+/* A thread pool: one worker exits, one is born since the previous sample
+ * (whole), and one older that the previous sample missed counts from now. */
+static void test_thread_born_between_samples(void)
+{
+	struct threaded t;
+	uint64_t born;
+
+	threaded_start(&t);
+	fake_sched(PID_A, 100 * MS, 0);
+	fake_thread(PID_A, PID_A + 10, 6, 300 * MS, 200 * MS);
+	threaded_sample(&t);
+	usleep(20000);
+	born = boot_ticks_now();
+	rm_thread(PID_A, PID_A + 10);
+	fake_thread(PID_A, PID_A + 11, born, 70 * MS, 50 * MS);
+	fake_thread(PID_A, PID_A + 12, 6, 900 * MS, 500 * MS);
+	fake_sched(PID_A, 110 * MS, 10 * MS);
+	threaded_sample(&t);
+	CHECK(field(t.s, "web", "", "forced_idle_ns") == (int64_t)(60 * MS));
+	CHECK(field(t.s, "web", "", "cpu_ns") == (int64_t)(80 * MS));
+	fake_thread(PID_A, PID_A + 11, born, 75 * MS, 55 * MS);
+	fake_thread(PID_A, PID_A + 12, 6, 905 * MS, 505 * MS);
+	threaded_sample(&t);
+	CHECK(field(t.s, "web", "", "forced_idle_ns") == (int64_t)(70 * MS));
+	CHECK(field(t.s, "web", "", "cpu_ns") == (int64_t)(90 * MS));
+	threaded_end(&t);
+}
+
+/* A worker exits and a new thread gets its tid: a new thread (counted
+ * whole, being born since the sample), not the old one's growth, even
+ * though its counters are above the old one's. */
+static void test_thread_tid_reused(void)
+{
+	struct threaded t;
+	uint64_t born;
+
+	threaded_start(&t);
+	fake_sched(PID_A, 100 * MS, 0);
+	fake_thread(PID_A, PID_A + 10, 6, 150 * MS, 100 * MS);
+	threaded_sample(&t);
+	usleep(20000);
+	born = boot_ticks_now();
+	fake_thread_reused(PID_A, PID_A + 10, born, 200 * MS, 130 * MS);
+	fake_sched(PID_A, 110 * MS, 10 * MS);
+	threaded_sample(&t);
+	CHECK(field(t.s, "web", "", "forced_idle_ns") == (int64_t)(140 * MS));
+	CHECK(field(t.s, "web", "", "cpu_ns") == (int64_t)(210 * MS));
+	/* And the new thread is then known: its growth alone. */
+	fake_thread(PID_A, PID_A + 10, born, 205 * MS, 131 * MS);
+	threaded_sample(&t);
+	CHECK(field(t.s, "web", "", "forced_idle_ns") == (int64_t)(141 * MS));
+	CHECK(field(t.s, "web", "", "cpu_ns") == (int64_t)(215 * MS));
+	threaded_end(&t);
+}
+
+/* The main thread exits while the workers run on (its files gone): the
+ * workers' growth counts. */
+static void test_leader_exits_workers_run(void)
+{
+	struct threaded t;
+
+	threaded_start(&t);
+	fake_sched(PID_A, 100 * MS, 100 * MS);
+	fake_thread(PID_A, PID_A + 10, 6, 50 * MS, 50 * MS);
+	fake_thread(PID_A, PID_A + 11, 6, 50 * MS, 50 * MS);
+	threaded_sample(&t);
+	rm_thread(PID_A, PID_A);
+	fake_thread(PID_A, PID_A + 10, 6, 70 * MS, 70 * MS);
+	fake_thread(PID_A, PID_A + 11, 6, 80 * MS, 80 * MS);
+	threaded_sample(&t);
+	CHECK(field(t.s, "web", "", "forced_idle_ns") == (int64_t)(50 * MS));
+	CHECK(field(t.s, "web", "", "cpu_ns") == (int64_t)(50 * MS));
+	threaded_end(&t);
+}
+
+/* At the exit event only the zombie leader is left: its growth counts. */
+static void test_exit_reading_threads(void)
+{
+	struct threaded t;
+
+	threaded_start(&t);
+	fake_sched(PID_A, 100 * MS, 0);
+	fake_thread(PID_A, PID_A + 10, 6, 300 * MS, 200 * MS);
+	threaded_sample(&t);
+	rm_thread(PID_A, PID_A + 10);
+	fake_sched(PID_A, 130 * MS, 20 * MS);
+	stats_account_task_exit(t.s, &t.a);
+	rm_pid(PID_A);
+	CHECK(stats_sample_keys(t.s, t.keys, 1, t.tasks, 0) == 0);
+	CHECK(field(t.s, "web", "", "forced_idle_ns") == (int64_t)(20 * MS));
+	CHECK(field(t.s, "web", "", "cpu_ns") == (int64_t)(30 * MS));
+	threaded_end(&t);
+}
+
 /* The exit event's reading keeps what a task accrued since its last
  * sample; a task that never lived through a sample counts whole. */
 static void test_exit_reading(void)
@@ -673,6 +867,11 @@ int main(void)
 	RUN(test_missed_sample_counts_once);
 	RUN(test_exit_reading);
 	RUN(test_exit_pid_reused);
+	RUN(test_thread_exit_keeps_others);
+	RUN(test_thread_born_between_samples);
+	RUN(test_thread_tid_reused);
+	RUN(test_leader_exits_workers_run);
+	RUN(test_exit_reading_threads);
 	RUN(test_schedstats_missing);
 	RUN(test_reconfigure);
 	RUN(test_timer);

@@ -760,6 +760,52 @@ static const struct fi_thread *find_thread(const struct fi_thread *v, size_t n, 
 	return NULL;
 }
 
+static bool listed(const struct fi_thread_sample *t, size_t n, pid_t tid)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (t[mid].tid < tid)
+			lo = mid + 1;
+		else if (t[mid].tid > tid)
+			hi = mid;
+		else
+			return true;
+	}
+	return false;
+}
+
+/* The leader's baseline b when none of the other threads the account
+ * knew (old, n_old) is listed in t (sorted) any more: then one of them may
+ * have run a program, taking the leader's tid and start time with its own
+ * counters, whose time up to its last sample is counted already. Nothing
+ * in /proc tells it from the leader, so each counter's baseline is the
+ * highest of the leader's and those gone threads' not above now: never
+ * above the true growth, and a leader that merely outlived its workers
+ * loses at most its own interval, as an exiting thread does. */
+static void leader_after_exec(const struct fi_thread *old, size_t n_old, const struct fi_thread_sample *t,
+			      size_t n, const struct fi_task_sample *now, struct fi_thread *b)
+{
+	for (size_t j = 0; j < n_old; j++)
+		if (!old[j].leader && listed(t, n, old[j].tid))
+			return;
+	for (size_t j = 0; j < n_old; j++) {
+		const struct fi_thread *o = &old[j];
+
+		if (o->leader || o->cpu_ns > now->sum_exec_ns ||
+		    (o->has_forceidle && now->has_forceidle && o->forceidle_ns > now->forceidle_ns))
+			continue;
+		if (o->cpu_ns > b->cpu_ns)
+			b->cpu_ns = o->cpu_ns;
+		if (o->has_forceidle && now->has_forceidle && (!b->has_forceidle || o->forceidle_ns > b->forceidle_ns)) {
+			b->forceidle_ns = o->forceidle_ns;
+			b->has_forceidle = true;
+		}
+	}
+}
+
 bool fi_account_knows_thread(const struct fi_account *a, uint64_t task_id, pid_t tid, uint64_t ino,
 			     uint64_t sum_exec_ns)
 {
@@ -861,6 +907,8 @@ int fi_account_threads(struct fi_account *a, uint64_t task_id, struct fi_thread_
 			continue; /* listed twice: once counts */
 		if (o && same_thread(o, &t[i])) {
 			b = *o;
+			if (t[i].leader && s->n_threads > 1)
+				leader_after_exec(old, s->n_threads, t, n, &t[i].s, &b);
 			add = !seed;
 		} else
 			/* New here. In a new process every thread is as new

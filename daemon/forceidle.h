@@ -169,7 +169,11 @@ enum {
  * the array is sorted here by tid). The process keeps one baseline per
  * thread, and each thread adds its own growth, so a thread that exits
  * loses only what it accrued since its last sample. A thread not in t is
- * forgotten (it exited). A thread the account has not seen in a known
+ * forgotten (it exited). When no thread but the leader is left of those
+ * known, the leader may be another that ran a program (it takes the
+ * leader's tid): its growth is then taken from the highest baseline, its
+ * own or a gone thread's, not above its counters, so that the time that
+ * thread accrued is not counted twice. A thread the account has not seen in a known
  * process counts whole when it was born at or after born_since (start
  * time, clock ticks: the caller's previous sample) and from now when
  * older or of unknown age: its earlier time may be counted already. A

@@ -590,6 +590,48 @@ static void account_threads(void)
 	fi_account_free(a);
 }
 
+/* A thread other than the leader that runs a program takes the leader's
+ * tid and start time, and its own counters: every other thread is gone.
+ * Its time up to the last sample was counted under its own tid; measured
+ * from the old leader's baseline it would count again. Whichever thread
+ * it was, the leader's growth is not above the true one. */
+static void account_threads_exec_from_worker(void)
+{
+	struct fi_account *a = fi_account_new();
+	struct fi_thread_sample t[3];
+	uint64_t cpu, fi;
+
+	t[0] = th(100, 0, 1000, 10);
+	t[1] = th(101, 10, 50000, 20000);
+	t[2] = th(102, 10, 300, 200);
+	CHECK(fi_account_threads(a, 7, t, 3, 5, FI_SEED) == 1);
+	/* 101 execs: 100 is now 101, which ran 500 more (forced idle 100). */
+	t[0] = th(100, 0, 50500, 20100);
+	CHECK(fi_account_threads(a, 7, t, 1, 20, FI_WHOLE) == 0);
+	totals(a, &cpu, &fi);
+	CHECK(cpu <= 500 && fi <= 100);
+	CHECK(fi_account_n_threads(a) == 1);
+	/* Then the new program's growth counts as ever. */
+	t[0] = th(100, 0, 50600, 20150);
+	CHECK(fi_account_threads(a, 7, t, 1, 30, FI_WHOLE) == 0);
+	totals(a, &cpu, &fi);
+	CHECK(cpu >= 100 && cpu <= 600 && fi >= 50 && fi <= 150);
+	/* A leader that outlives its workers, which exit normally: it loses
+	 * at most its own interval, as an exiting thread does. */
+	t[0] = th(100, 0, 10, 5);
+	t[1] = th(101, 10, 20, 1000);
+	CHECK(fi_account_threads(a, 9, t, 2, 5, FI_SEED) == 1);
+	{
+		uint64_t c0 = cpu, f0 = fi;
+
+		t[0] = th(100, 0, 40, 105);
+		CHECK(fi_account_threads(a, 9, t, 1, 20, FI_WHOLE) == 0);
+		totals(a, &cpu, &fi);
+		CHECK(cpu - c0 >= 20 && cpu - c0 <= 30 && fi - f0 == 100);
+	}
+	fi_account_free(a);
+}
+
 /* The reader reads a thread's start time only where the account does not
  * know the thread by its directory's inode. */
 static void read_threads_start_once(void)
@@ -839,6 +881,7 @@ int main(void)
 	RUN(account_table_churn);
 	RUN(account_cgroup_reset);
 	RUN(account_threads);
+	RUN(account_threads_exec_from_worker);
 	RUN(read_threads_start_once);
 	RUN(summarize_known_values);
 	RUN(label_escape);

@@ -383,11 +383,19 @@ static int parse_stat_start(const char *text, uint64_t *ret)
 	return -EBADMSG;
 }
 
+/* Whether a task directory's inode number says which task it is: procfs
+ * lists an entry whose inode it could not make (no memory) with inode 1,
+ * its root's, which any number of tasks may share. */
+static bool ino_known(uint64_t ino)
+{
+	return ino > 1;
+}
+
 /* One listed thread into ret; a thread that vanished is skipped. */
 static int add_listed_thread(int taskfd, const struct dirent64 *d, pid_t pid, const struct fi_account *a,
 			     uint64_t task_id, char *buf, struct fi_threads *ret)
 {
-	struct fi_thread_sample x = { .ino = d->d_ino };
+	struct fi_thread_sample x = { .ino = ino_known(d->d_ino) ? d->d_ino : 0 };
 	char rel[64];
 	uint64_t tid;
 	int r;
@@ -740,7 +748,7 @@ static bool same_thread(const struct fi_thread *o, const struct fi_thread_sample
 		return t->leader == o->leader;
 	if (t->has_start && o->has_start)
 		return t->start == o->start;
-	return t->ino != 0 && t->ino == o->ino;
+	return ino_known(t->ino) && t->ino == o->ino;
 }
 
 static const struct fi_thread *find_thread(const struct fi_thread *v, size_t n, pid_t tid)
@@ -812,7 +820,7 @@ bool fi_account_knows_thread(const struct fi_account *a, uint64_t task_id, pid_t
 	struct fi_slot *s = a ? slot_find(a, task_id) : NULL;
 	const struct fi_thread *o = s ? find_thread(slot_threads(s), s->n_threads, tid) : NULL;
 
-	return o && ino != 0 && o->ino == ino && sum_exec_ns >= o->cpu_ns;
+	return o && ino_known(ino) && o->ino == ino && sum_exec_ns >= o->cpu_ns;
 }
 
 /* Room for n baselines in a->scratch and in s (whose current baselines
@@ -919,7 +927,7 @@ int fi_account_threads(struct fi_account *a, uint64_t task_id, struct fi_thread_
 			add = !seed && (!known || (t[i].has_start && t[i].start >= born_since));
 		b.tid = t[i].tid;
 		b.leader = t[i].leader;
-		if (t[i].ino)
+		if (ino_known(t[i].ino))
 			b.ino = t[i].ino;
 		if (t[i].has_start) {
 			b.start = t[i].start;

@@ -632,6 +632,32 @@ static void account_threads_exec_from_worker(void)
 	fi_account_free(a);
 }
 
+/* procfs lists a task directory whose inode it could not make with inode
+ * 1: that number is no thread's identity, and a later thread with the
+ * tid and that number is not taken for the one known. */
+static void account_threads_ino_one(void)
+{
+	struct fi_account *a = fi_account_new();
+	struct fi_thread_sample t[2];
+	uint64_t cpu, fi;
+
+	t[0] = th(100, 0, 10, 0);
+	t[1] = th(101, 10, 100, 50);
+	t[1].ino = 1;
+	CHECK(fi_account_threads(a, 7, t, 2, 5, FI_SEED) == 1);
+	CHECK(!fi_account_knows_thread(a, 7, 101, 1, 200));
+	/* Another 101, older than the last sample (it was missed): from now. */
+	t[0] = th(100, 0, 10, 0);
+	t[1] = (struct fi_thread_sample){ .tid = 101, .ino = 1, .s = ts(400, 300) };
+	CHECK(fi_account_threads(a, 7, t, 2, 20, FI_WHOLE) == 0);
+	totals(a, &cpu, &fi);
+	CHECK(cpu == 0 && fi == 0);
+	t[1].ino = 55;
+	CHECK(fi_account_threads(a, 7, t, 2, 20, FI_WHOLE) == 0);
+	CHECK(fi_account_knows_thread(a, 7, 101, 55, 400));
+	fi_account_free(a);
+}
+
 /* The reader reads a thread's start time only where the account does not
  * know the thread by its directory's inode. */
 static void read_threads_start_once(void)
@@ -882,6 +908,7 @@ int main(void)
 	RUN(account_cgroup_reset);
 	RUN(account_threads);
 	RUN(account_threads_exec_from_worker);
+	RUN(account_threads_ino_one);
 	RUN(read_threads_start_once);
 	RUN(summarize_known_values);
 	RUN(label_escape);

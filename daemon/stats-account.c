@@ -209,7 +209,9 @@ static int sample_task(struct stats *s, struct stats_acc *a, const struct task *
 	int r;
 
 	n = hashmap_get_u64(s->seen, id);
-	r = read_threads(s, t, n ? n->acc : NULL);
+	/* Moved here: a knows none of its threads, so all their start times
+	 * are read, for a to tell them by later as for a process new to it. */
+	r = read_threads(s, t, n && n->acc == a ? a : NULL);
 	if (r < 0)
 		return r; /* gone: the sweep forgets it */
 	seed = n ? n->acc != a : seed_new;

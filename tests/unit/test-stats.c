@@ -641,6 +641,32 @@ static void test_leader_exits_workers_run(void)
 	threaded_end(&t);
 }
 
+/* A process moved to another key is then known there by its threads'
+ * start times too: a thread whose task directory later gets another inode
+ * (procfs made its dentry again) is still that thread, its growth kept. */
+static void test_thread_moved_then_new_inode(void)
+{
+	struct key k2 = { .id = "db/", .group = "db", .name = "", .per = PER_GROUP };
+	struct key *keys[2];
+	struct threaded t;
+
+	threaded_start(&t);
+	keys[0] = &t.k;
+	keys[1] = &k2;
+	fake_sched(PID_A, 100 * MS, 0);
+	fake_thread(PID_A, PID_A + 10, 6, 300 * MS, 200 * MS);
+	threaded_sample(&t);
+	t.a.key = &k2;
+	fake_thread(PID_A, PID_A + 10, 6, 310 * MS, 210 * MS);
+	CHECK(stats_sample_keys(t.s, keys, 2, t.tasks, 1) == 0);
+	CHECK(field(t.s, "db", "", "forced_idle_ns") == 0);
+	fake_thread_reused(PID_A, PID_A + 10, 6, 360 * MS, 260 * MS);
+	CHECK(stats_sample_keys(t.s, keys, 2, t.tasks, 1) == 0);
+	CHECK(field(t.s, "db", "", "forced_idle_ns") == (int64_t)(50 * MS));
+	CHECK(field(t.s, "db", "", "cpu_ns") == (int64_t)(50 * MS));
+	threaded_end(&t);
+}
+
 /* At the exit event only the zombie leader is left: its growth counts. */
 static void test_exit_reading_threads(void)
 {
@@ -872,6 +898,7 @@ int main(void)
 	RUN(test_thread_tid_reused);
 	RUN(test_leader_exits_workers_run);
 	RUN(test_exit_reading_threads);
+	RUN(test_thread_moved_then_new_inode);
 	RUN(test_schedstats_missing);
 	RUN(test_reconfigure);
 	RUN(test_timer);

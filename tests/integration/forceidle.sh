@@ -34,11 +34,12 @@ metric() { # NAME GROUP -> value
 }
 ge() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a + 0 >= b + 0) }'; }
 
-# spin NAME CPU CGROUP: a 3 s loop that joins CGROUP before it execs, so
-# the cgroup counts all of the process's life, as the daemon does.
+# spin NAME CPU CGROUP [SECONDS [VAR=VALUE...]]: a loop (3 s unless told)
+# that joins CGROUP before it execs, so the cgroup counts all of the
+# process's life, as the daemon does.
 spin() {
 	mkdir -p "/sys/fs/cgroup/$3"
-	sh -c "echo \$\$ > /sys/fs/cgroup/$3/cgroup.procs && CS_SPIN_REPORT=1 exec $BIN/$1 3 $2"
+	sh -c "echo \$\$ > /sys/fs/cgroup/$3/cgroup.procs && export CS_SPIN_REPORT=1 ${5:-} && exec $BIN/$1 ${4:-3} $2"
 }
 # REPORT...: the sum of what loops said of themselves as they exited, in ms.
 rep() { cat "$@" | awk '/^core_forceidle_sum/ { s += $2 } END { print s + 0 }'; }
@@ -78,6 +79,29 @@ cat /tmp/stats-table.txt
 grep -q '^a ' /tmp/stats-table.txt && pass stats-table-has-group || fail stats-table-has-group "$(head -5 /tmp/stats-table.txt)"
 wait $a $b
 
+# A process whose threads keep exiting: ten workers alive at once on one
+# sibling, each living 2.5 s, a new one every 250 ms, against a plain loop
+# of b on the other. Each thread counts until the sample before it exits,
+# so the daemon keeps about 4/5 of what the kernel counted. A sum over the
+# threads hardly moves once the pool is full (each exit takes away what a
+# whole lifetime added) and kept little more than the pool's first 2.5 s.
+# (A thread living less than StatsIntervalSec is missed either way.)
+sleep 2.5
+fc0=$(metric coresched_forced_idle_seconds_total a)
+spin spin-a $c0 fi-ca-$T 12 "CS_SPIN_CHURN_MS=2500 CS_SPIN_THREADS=10" > /tmp/fi-ca & a=$!
+spin spin-b $c1 fi-cb-$T 12 > /tmp/fi-cb & b=$!
+wait $a $b
+kc=$(final_ms fi-ca-$T /tmp/fi-ca)
+sleep 2.5
+fc1=$(metric coresched_forced_idle_seconds_total a)
+fc=$(awk -v x="$fc0" -v y="$fc1" 'BEGIN { print y - x }')
+echo "forced idle, churning threads: kernel a=${kc}ms (threads' reports $(rep /tmp/fi-ca)ms); daemon a=${fc}s (${fc0}s -> ${fc1}s)"
+ge "$kc" 1000 && pass churn-kernel-accrued || fail churn-kernel-accrued "cgroup forced idle of a is $kc ms"
+ge "$fc" "$(awk -v k="$kc" 'BEGIN { print k / 1000 * 0.5 }')" && pass churn-daemon-charges-a ||
+	fail churn-daemon-charges-a "daemon $fc s, kernel $kc ms"
+ge "$(awk -v k="$kc" 'BEGIN { print k / 1000 * 1.2 + 0.05 }')" "$fc" && pass churn-daemon-not-over-a ||
+	fail churn-daemon-not-over-a "daemon $fc s, kernel $kc ms"
+
 # One group: only the untagged moments before the daemon places each loop
 # can force idle; the daemon must not report more than the kernel does.
 spin spin-c $c0 fi-c-$T > /tmp/fi-x & x=$!
@@ -94,6 +118,6 @@ ge "$(awk -v a="$fa" 'BEGIN { print a * 1000 * 0.2 }')" "$rxy" && pass one-group
 grep -q '^coresched_info{version=' "$M" && pass metrics-info || fail metrics-info "$(head -5 $M)"
 grep -q 'pid=' "$M" && fail metrics-no-pid "pid label found" || pass metrics-no-pid
 cat "$M"
-rmdir /sys/fs/cgroup/fi-a-$T /sys/fs/cgroup/fi-b-$T /sys/fs/cgroup/fi-c-$T
+rmdir /sys/fs/cgroup/fi-a-$T /sys/fs/cgroup/fi-b-$T /sys/fs/cgroup/fi-c-$T /sys/fs/cgroup/fi-ca-$T /sys/fs/cgroup/fi-cb-$T
 daemon_stop
 expect schedstats-restored "$(cat /proc/sys/kernel/sched_schedstats)" 0

@@ -174,10 +174,25 @@ static struct stats_seen *seen_get(struct stats *s, uint64_t id)
 	return n;
 }
 
-/* The threads of t's process into s->threads, known to acc (or none). */
+/* The threads of t's process into s->threads, known to acc (or none).
+ * The engine may still list a task whose pid went to another process, or
+ * to a thread of another (whose task directory lists that whole process),
+ * its exit event not taken yet: the reading is t's only if the pid has
+ * t's start time after it (a pid is not reused while its holder remains);
+ * -ESRCH otherwise. */
 static int read_threads(struct stats *s, const struct task *t, const struct stats_acc *acc)
 {
-	return fi_read_threads(s->proc_root, t->pid, acc ? acc->fa : NULL, task_id(t), &s->threads);
+	uint64_t start;
+	int r = fi_read_threads(s->proc_root, t->pid, acc ? acc->fa : NULL, task_id(t), &s->threads);
+
+	if (r < 0)
+		return r;
+	r = procinfo_start_time(s->proc_root, t->pid, &start);
+	if (r < 0 || start != t->start) {
+		s->threads.n = 0;
+		return r < 0 && r != -ENOENT ? r : -ESRCH;
+	}
+	return 0;
 }
 
 /* last: s->threads holds the task's final reading; else nothing is added. */
@@ -261,13 +276,12 @@ void stats_account_task_exit(struct stats *s, const struct task *t)
 {
 	struct stats_seen *n;
 	struct stats_key *ks;
-	uint64_t id = task_id(t), start;
+	uint64_t id = task_id(t);
 
 	if (!s->accounting || !t->key)
 		return;
 	n = hashmap_get_u64(s->seen, id);
-	if (read_threads(s, t, n ? n->acc : NULL) < 0 || procinfo_start_time(s->proc_root, t->pid, &start) < 0 ||
-	    start != t->start)
+	if (read_threads(s, t, n ? n->acc : NULL) < 0)
 		return;
 	if (n && n->acc) {
 		(void)fi_account_threads(n->acc->fa, id, s->threads.v, s->threads.n, s->prev_sample_ticks,

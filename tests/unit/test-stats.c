@@ -667,6 +667,37 @@ static void test_thread_moved_then_new_inode(void)
 	threaded_end(&t);
 }
 
+/* A sample can come before the exit event of a task whose pid already went
+ * to another process, or to a thread of another (whose task directory
+ * lists that whole process): neither's counters are the task's. */
+static void test_sample_pid_reused(void)
+{
+	struct threaded t;
+
+	threaded_start(&t);
+	fake_sched(PID_A, 100 * MS, 40 * MS);
+	fake_thread(PID_A, PID_A + 10, 6, 300 * MS, 200 * MS);
+	threaded_sample(&t);
+	CHECK(field(t.s, "web", "", "forced_idle_ns") == 0);
+	/* Another process now: a leader with more time, a young thread. */
+	rm_pid(PID_A);
+	fake_proc(PID_A, "other", t.a.cgroup, t.a.start + 1000);
+	fake_sched(PID_A, 9000 * MS, 5000 * MS);
+	fake_thread(PID_A, PID_A + 20, boot_ticks_now() + 100, 700 * MS, 300 * MS);
+	threaded_sample(&t);
+	CHECK(field(t.s, "web", "", "forced_idle_ns") == 0);
+	CHECK(field(t.s, "web", "", "cpu_ns") == 0);
+	/* A thread of another process: its stat is the thread's. */
+	rm_pid(PID_A);
+	fake_proc(PID_A, "other", t.a.cgroup, t.a.start + 2000);
+	fake_sched(PID_A, 8000 * MS, 6000 * MS);
+	fake_thread(PID_A, PID_A - 5, 7, 9000 * MS, 7000 * MS);
+	threaded_sample(&t);
+	CHECK(field(t.s, "web", "", "forced_idle_ns") == 0);
+	CHECK(field(t.s, "web", "", "cpu_ns") == 0);
+	threaded_end(&t);
+}
+
 /* At the exit event only the zombie leader is left: its growth counts. */
 static void test_exit_reading_threads(void)
 {
@@ -898,6 +929,7 @@ int main(void)
 	RUN(test_thread_tid_reused);
 	RUN(test_leader_exits_workers_run);
 	RUN(test_exit_reading_threads);
+	RUN(test_sample_pid_reused);
 	RUN(test_thread_moved_then_new_inode);
 	RUN(test_schedstats_missing);
 	RUN(test_reconfigure);

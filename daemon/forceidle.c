@@ -627,6 +627,16 @@ size_t fi_account_n_threads(const struct fi_account *a)
 	return a->n_threads;
 }
 
+size_t fi_account_bytes(const struct fi_account *a)
+{
+	size_t n = a->cap * sizeof(*a->slots) + a->scratch_cap * sizeof(*a->scratch);
+
+	for (size_t i = 0; i < a->cap; i++)
+		if (a->slots[i].used)
+			n += a->slots[i].cap_threads * sizeof(struct fi_thread);
+	return n;
+}
+
 static struct fi_slot *slot_find(const struct fi_account *a, uint64_t id)
 {
 	if (a->cap == 0)
@@ -876,6 +886,19 @@ static void store_threads(struct fi_account *a, struct fi_slot *s, size_t k)
 	memcpy(s->more, a->scratch, k * sizeof(*s->more));
 }
 
+/* Room kept for the next sample's baselines (FI_SCRATCH_KEEP): a sample
+ * of more threads allocates its own and gives it back, which costs far
+ * less than reading their files. Kept, an account would hold room for the
+ * most threads a process ever had under its key, long after it is gone. */
+static void scratch_trim(struct fi_account *a)
+{
+	if (a->scratch_cap > FI_SCRATCH_KEEP) {
+		free(a->scratch);
+		a->scratch = NULL;
+		a->scratch_cap = 0;
+	}
+}
+
 int fi_account_threads(struct fi_account *a, uint64_t task_id, struct fi_thread_sample *t, size_t n,
 		       uint64_t born_since, unsigned flags)
 {
@@ -898,6 +921,7 @@ int fi_account_threads(struct fi_account *a, uint64_t task_id, struct fi_thread_
 	if (keep) {
 		r = reserve(a, s, n);
 		if (r < 0) {
+			scratch_trim(a);
 			if (!known)
 				slot_remove(a, s);
 			return r;
@@ -937,9 +961,10 @@ int fi_account_threads(struct fi_account *a, uint64_t task_id, struct fi_thread_
 		if (keep)
 			a->scratch[k++] = b;
 	}
-	if (keep)
+	if (keep) {
 		store_threads(a, s, k);
-	else if (known)
+		scratch_trim(a);
+	} else if (known)
 		slot_remove(a, s);
 	return known ? 0 : 1;
 }

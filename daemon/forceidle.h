@@ -17,6 +17,10 @@
 /* /proc/PID/sched and cpu.stat are a few KiB; anything larger is not one. */
 #define FI_READ_MAX 8192
 
+/* Room for this many threads' samples or baselines is kept between
+ * samples; more is allocated for the sample that needs it, then freed. */
+#define FI_SCRATCH_KEEP 256
+
 /* Default cap on tasks one account tracks; see fi_account_set_max_tasks(). */
 #define FI_ACCOUNT_MAX_TASKS 65536
 
@@ -83,7 +87,8 @@ struct fi_thread_sample {
 
 /* A caller-owned buffer that fi_read_threads() grows and refills: kept
  * from one sample to the next, it allocates only when a process has more
- * threads than any before. fi_threads_done() frees it. */
+ * threads than any before. fi_threads_done() frees it; a caller frees it
+ * after a sample when its room is above FI_SCRATCH_KEEP threads. */
 struct fi_threads {
 	struct fi_thread_sample *v;
 	size_t n, cap;
@@ -191,6 +196,10 @@ bool fi_account_knows_thread(const struct fi_account *a, uint64_t task_id, pid_t
 
 /* Thread baselines held, over all processes. */
 size_t fi_account_n_threads(const struct fi_account *a);
+
+/* Heap memory the account holds for tasks: its table, the baselines and
+ * the room a sample builds them in. */
+size_t fi_account_bytes(const struct fi_account *a);
 
 /* Remember the task's counters as a baseline without adding them. */
 int fi_account_task_seed(struct fi_account *a, uint64_t task_id, const struct fi_task_sample *now);

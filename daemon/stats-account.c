@@ -524,6 +524,10 @@ int stats_account_sample(struct stats *s, struct key *const *keys, size_t n_keys
 		sample_host(s);
 		s->prev_sample_ticks = boot_ticks();
 	}
+	/* Room for a process of many threads goes with the sample that read
+	 * it: kept, it would stay as long as the daemon runs. */
+	if (s->threads.cap > FI_SCRATCH_KEEP)
+		fi_threads_done(&s->threads);
 	sweep_keys(s);
 	evict(s);
 	free(tasks);

@@ -590,6 +590,32 @@ static void account_threads(void)
 	fi_account_free(a);
 }
 
+/* Memory follows the threads tracked: once a process with many threads is
+ * gone, the account does not keep room for them (a user can run such a
+ * process under any number of keys, one after another). */
+static void account_threads_memory_returned(void)
+{
+	struct fi_account *a = fi_account_new();
+	size_t n = 20000, small;
+	struct fi_thread_sample *t = calloc(n, sizeof(*t)), one = th(100, 0, 5, 1);
+
+	CHECK(t != NULL);
+	CHECK(fi_account_threads(a, 9, &one, 1, 0, FI_WHOLE) == 1);
+	small = fi_account_bytes(a);
+	for (size_t i = 0; i < n; i++)
+		t[i] = th((pid_t)(1000 + i), 10, 100, 10);
+	t[0] = th(100, 0, 100, 10);
+	CHECK(fi_account_threads(a, 7, t, n, 0, FI_WHOLE) == 1);
+	CHECK(fi_account_bytes(a) >= n * 32);
+	CHECK(fi_account_threads(a, 7, t, 1, 0, FI_EXIT) == 0);
+	one = th(100, 0, 6, 1);
+	CHECK(fi_account_threads(a, 9, &one, 1, 0, FI_WHOLE) == 0);
+	CHECK(fi_account_n_threads(a) == 1);
+	CHECK(fi_account_bytes(a) <= small + 16384);
+	free(t);
+	fi_account_free(a);
+}
+
 /* A thread other than the leader that runs a program takes the leader's
  * tid and start time, and its own counters: every other thread is gone.
  * Its time up to the last sample was counted under its own tid; measured
@@ -908,6 +934,7 @@ int main(void)
 	RUN(account_cgroup_reset);
 	RUN(account_threads);
 	RUN(account_threads_exec_from_worker);
+	RUN(account_threads_memory_returned);
 	RUN(account_threads_ino_one);
 	RUN(read_threads_start_once);
 	RUN(summarize_known_values);

@@ -667,6 +667,26 @@ static void test_thread_moved_then_new_inode(void)
 	threaded_end(&t);
 }
 
+/* The buffer a process's threads are read into does not keep room for
+ * the most threads a process ever had once it is gone. */
+static void test_threads_buffer_returned(void)
+{
+	struct threaded t;
+
+	threaded_start(&t);
+	fake_sched(PID_A, 100 * MS, 0);
+	for (pid_t i = 1; i <= 600; i++)
+		fake_thread(PID_A, PID_A + i, 6, 10 * MS, 1 * MS);
+	threaded_sample(&t);
+	CHECK(t.s->threads.cap >= 600 || t.s->threads.cap == 0);
+	for (pid_t i = 1; i <= 600; i++)
+		rm_thread(PID_A, PID_A + i);
+	threaded_sample(&t);
+	CHECK(t.s->threads.cap * sizeof(*t.s->threads.v) <= 16384);
+	CHECK(field(t.s, "web", "", "cpu_ns") == 0);
+	threaded_end(&t);
+}
+
 /* A sample can come before the exit event of a task whose pid already went
  * to another process, or to a thread of another (whose task directory
  * lists that whole process): neither's counters are the task's. */
@@ -930,6 +950,7 @@ int main(void)
 	RUN(test_leader_exits_workers_run);
 	RUN(test_exit_reading_threads);
 	RUN(test_sample_pid_reused);
+	RUN(test_threads_buffer_returned);
 	RUN(test_thread_moved_then_new_inode);
 	RUN(test_schedstats_missing);
 	RUN(test_reconfigure);

@@ -778,25 +778,28 @@ static const struct fi_thread *find_thread(const struct fi_thread *v, size_t n, 
 	return NULL;
 }
 
-static bool listed(const struct fi_thread_sample *t, size_t n, pid_t tid)
+/* Whether thread o is still listed in t (sorted): its tid may be a new
+ * thread's. */
+static bool listed(const struct fi_thread_sample *t, size_t n, const struct fi_thread *o)
 {
 	size_t lo = 0, hi = n;
 
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
 
-		if (t[mid].tid < tid)
+		if (t[mid].tid < o->tid)
 			lo = mid + 1;
-		else if (t[mid].tid > tid)
+		else if (t[mid].tid > o->tid)
 			hi = mid;
 		else
-			return true;
+			return same_thread(o, &t[mid]);
 	}
 	return false;
 }
 
 /* The leader's baseline b when none of the other threads the account
- * knew (old, n_old) is listed in t (sorted) any more: then one of them may
+ * knew (old, n_old) is listed in t (sorted) any more (a new thread with
+ * one's tid is not it): then one of them may
  * have run a program, taking the leader's tid and start time with its own
  * counters, whose time up to its last sample is counted already. Nothing
  * in /proc tells it from the leader, so each counter's baseline is the
@@ -807,7 +810,7 @@ static void leader_after_exec(const struct fi_thread *old, size_t n_old, const s
 			      size_t n, const struct fi_task_sample *now, struct fi_thread *b)
 {
 	for (size_t j = 0; j < n_old; j++)
-		if (!old[j].leader && listed(t, n, old[j].tid))
+		if (!old[j].leader && listed(t, n, &old[j]))
 			return;
 	for (size_t j = 0; j < n_old; j++) {
 		const struct fi_thread *o = &old[j];

@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 /* ---- text parsing ------------------------------------------------------- */
@@ -434,19 +435,25 @@ int fi_read_threads(const char *proc_root, pid_t pid, const struct fi_account *a
 	char dents[4096] __attribute__((aligned(8)));
 	char path[PATH_MAX], buf[FI_READ_MAX + 1];
 	struct fi_thread_sample one = { .tid = pid, .leader = true };
-	int fd, n, r = 0;
+	struct stat st;
+	int fd, r = 0;
 
 	ret->n = 0;
+	ret->ino = 0;
 	if (pid <= 0)
 		return -EINVAL;
-	/* The leader alone: its file, no listing (as fi_read_process()). */
-	n = procinfo_threads(proc_root, pid);
-	if (n == -ESRCH)
-		return n;
-	if (n == 1 && fi_read_thread(proc_root, pid, pid, &one.s) == 0)
-		return threads_push(ret, &one);
 	if (snprintf(path, sizeof(path), "%s/%d/task", proc_root, (int)pid) >= (int)sizeof(path))
 		return -ENAMETOOLONG;
+	/* The leader alone (a link count of 3: its entry, "." and ".."): its
+	 * file, no listing (as fi_read_process()). */
+	if (stat(path, &st) < 0) {
+		if (errno == ENOENT || errno == ESRCH)
+			return -ESRCH;
+	} else if (S_ISDIR(st.st_mode)) {
+		ret->ino = (uint64_t)st.st_ino;
+		if (st.st_nlink == 3 && fi_read_thread(proc_root, pid, pid, &one.s) == 0)
+			return threads_push(ret, &one);
+	}
 	fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0)
 		return errno == ENOENT || errno == ESRCH ? -ESRCH : -errno;

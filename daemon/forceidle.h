@@ -92,6 +92,7 @@ struct fi_thread_sample {
 struct fi_threads {
 	struct fi_thread_sample *v;
 	size_t n, cap;
+	uint64_t ino; /* of PROC_ROOT/PID/task as the read began; 0 when unknown */
 };
 
 void fi_threads_done(struct fi_threads *t);
@@ -103,7 +104,11 @@ struct fi_account;
  * a thread it knows by tid and directory inode, whose counters did not go
  * down, needs no start time; any other non-leader thread's is read, one
  * file more for that thread once. A thread that exits while we read is
- * left out. Errors as fi_read_process(), and -ENOMEM. */
+ * left out. ret->ino is the inode number of the process's task directory,
+ * which procfs makes anew for another process (or thread) under the pid:
+ * a caller that checked the process's start time after a reading with
+ * that number need not check it again while the number stays. Errors as
+ * fi_read_process(), and -ENOMEM. */
 int fi_read_threads(const char *proc_root, pid_t pid, const struct fi_account *a, uint64_t task_id,
 		    struct fi_threads *ret);
 

@@ -35,6 +35,7 @@ struct stats_seen {
 	uint64_t id;
 	uint64_t sample;
 	struct stats_acc *acc;
+	uint64_t ino;         /* of its task directory at a reading known to be its */
 };
 
 static uint64_t task_id(const struct task *t)
@@ -179,19 +180,26 @@ static struct stats_seen *seen_get(struct stats *s, uint64_t id)
  * to a thread of another (whose task directory lists that whole process),
  * its exit event not taken yet: the reading is t's only if the pid has
  * t's start time after it (a pid is not reused while its holder remains);
- * -ESRCH otherwise. */
-static int read_threads(struct stats *s, const struct task *t, const struct stats_acc *acc)
+ * -ESRCH otherwise. n (or NULL) remembers the task directory's inode
+ * number at a reading found to be t's: procfs gives another process under
+ * the pid another, so while it stays the start time is not read again. */
+static int read_threads(struct stats *s, const struct task *t, const struct stats_acc *acc,
+			struct stats_seen *n)
 {
 	uint64_t start;
 	int r = fi_read_threads(s->proc_root, t->pid, acc ? acc->fa : NULL, task_id(t), &s->threads);
 
 	if (r < 0)
 		return r;
+	if (n && n->ino && n->ino == s->threads.ino)
+		return 0;
 	r = procinfo_start_time(s->proc_root, t->pid, &start);
 	if (r < 0 || start != t->start) {
 		s->threads.n = 0;
 		return r < 0 && r != -ENOENT ? r : -ESRCH;
 	}
+	if (n)
+		n->ino = s->threads.ino;
 	return 0;
 }
 
@@ -226,7 +234,7 @@ static int sample_task(struct stats *s, struct stats_acc *a, const struct task *
 	n = hashmap_get_u64(s->seen, id);
 	/* Moved here: a knows none of its threads, so all their start times
 	 * are read, for a to tell them by later as for a process new to it. */
-	r = read_threads(s, t, n && n->acc == a ? a : NULL);
+	r = read_threads(s, t, n && n->acc == a ? a : NULL, n);
 	if (r < 0)
 		return r; /* gone: the sweep forgets it */
 	seed = n ? n->acc != a : seed_new;
@@ -235,6 +243,7 @@ static int sample_task(struct stats *s, struct stats_acc *a, const struct task *
 					 FI_EXIT);
 	if (!n && !(n = seen_get(s, id)))
 		return -ENOMEM;
+	n->ino = s->threads.ino; /* read_threads() checked the start time */
 	r = fi_account_threads(a->fa, id, s->threads.v, s->threads.n, s->prev_sample_ticks,
 			       seed ? FI_SEED : FI_WHOLE);
 	if (r < 0) {
@@ -281,7 +290,7 @@ void stats_account_task_exit(struct stats *s, const struct task *t)
 	if (!s->accounting || !t->key)
 		return;
 	n = hashmap_get_u64(s->seen, id);
-	if (read_threads(s, t, n ? n->acc : NULL) < 0)
+	if (read_threads(s, t, n ? n->acc : NULL, NULL) < 0)
 		return;
 	if (n && n->acc) {
 		(void)fi_account_threads(n->acc->fa, id, s->threads.v, s->threads.n, s->prev_sample_ticks,
@@ -345,7 +354,7 @@ static void hand_over(struct stats *s, struct stats_acc *a, struct task *const *
 		struct stats_seen *m = hashmap_get_u64(s->seen, task_id(tasks[i]));
 
 		if (m && m->acc != a)
-			seen_forget(s, m, read_threads(s, tasks[i], m->acc) == 0);
+			seen_forget(s, m, read_threads(s, tasks[i], m->acc, m) == 0);
 	}
 }
 

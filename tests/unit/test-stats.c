@@ -687,6 +687,41 @@ static void test_threads_buffer_returned(void)
 	threaded_end(&t);
 }
 
+/* A process whose reading was found to be its own is read again without
+ * its start time while its task directory is the same. */
+static void test_sample_start_read_once(void)
+{
+	struct threaded t;
+	char path[256];
+
+	threaded_start(&t);
+	fake_sched(PID_A, 100 * MS, 40 * MS);
+	threaded_sample(&t);
+	snprintf(path, sizeof(path), "%s/%d/stat", proc, PID_A);
+	CHECK(unlink(path) == 0);
+	fake_sched(PID_A, 150 * MS, 60 * MS);
+	threaded_sample(&t);
+	CHECK(field(t.s, "web", "", "forced_idle_ns") == (int64_t)(20 * MS));
+	CHECK(field(t.s, "web", "", "cpu_ns") == (int64_t)(50 * MS));
+	threaded_end(&t);
+}
+
+/* The process pid is gone: its directory is moved aside rather than
+ * removed, so that the next one made under the pid cannot get its inode
+ * number, which procfs never gives another process while the old one's
+ * dentry lives. */
+static void pid_gone_keep_inode(pid_t pid, int n)
+{
+	char from[256], to[256];
+
+	snprintf(from, sizeof(from), "%s/%d", proc, pid);
+	snprintf(to, sizeof(to), "%s/gone-%d-%d", proc, pid, n);
+	if (rename(from, to) < 0) {
+		perror(to);
+		exit(2);
+	}
+}
+
 /* A sample can come before the exit event of a task whose pid already went
  * to another process, or to a thread of another (whose task directory
  * lists that whole process): neither's counters are the task's. */
@@ -700,7 +735,7 @@ static void test_sample_pid_reused(void)
 	threaded_sample(&t);
 	CHECK(field(t.s, "web", "", "forced_idle_ns") == 0);
 	/* Another process now: a leader with more time, a young thread. */
-	rm_pid(PID_A);
+	pid_gone_keep_inode(PID_A, 1);
 	fake_proc(PID_A, "other", t.a.cgroup, t.a.start + 1000);
 	fake_sched(PID_A, 9000 * MS, 5000 * MS);
 	fake_thread(PID_A, PID_A + 20, boot_ticks_now() + 100, 700 * MS, 300 * MS);
@@ -708,7 +743,7 @@ static void test_sample_pid_reused(void)
 	CHECK(field(t.s, "web", "", "forced_idle_ns") == 0);
 	CHECK(field(t.s, "web", "", "cpu_ns") == 0);
 	/* A thread of another process: its stat is the thread's. */
-	rm_pid(PID_A);
+	pid_gone_keep_inode(PID_A, 2);
 	fake_proc(PID_A, "other", t.a.cgroup, t.a.start + 2000);
 	fake_sched(PID_A, 8000 * MS, 6000 * MS);
 	fake_thread(PID_A, PID_A - 5, 7, 9000 * MS, 7000 * MS);
@@ -950,6 +985,7 @@ int main(void)
 	RUN(test_leader_exits_workers_run);
 	RUN(test_exit_reading_threads);
 	RUN(test_sample_pid_reused);
+	RUN(test_sample_start_read_once);
 	RUN(test_threads_buffer_returned);
 	RUN(test_thread_moved_then_new_inode);
 	RUN(test_schedstats_missing);

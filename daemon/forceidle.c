@@ -392,12 +392,24 @@ static bool ino_known(uint64_t ino)
 	return ino > 1;
 }
 
+/* FILE of the thread named NAME in taskfd into buf: 0, 1 when the thread
+ * has gone, or -errno. */
+static int read_thread_file(int taskfd, const char *name, const char *file, char *buf)
+{
+	char rel[64];
+	int r;
+
+	if (snprintf(rel, sizeof(rel), "%s/%s", name, file) >= (int)sizeof(rel))
+		return -ENAMETOOLONG;
+	r = read_small(taskfd, rel, buf);
+	return r == -ENOENT || r == -ESRCH ? 1 : r;
+}
+
 /* One listed thread into ret; a thread that vanished is skipped. */
 static int add_listed_thread(int taskfd, const struct dirent64 *d, pid_t pid, const struct fi_account *a,
 			     uint64_t task_id, char *buf, struct fi_threads *ret)
 {
 	struct fi_thread_sample x = { .ino = ino_known(d->d_ino) ? d->d_ino : 0 };
-	char rel[64];
 	uint64_t tid;
 	int r;
 
@@ -405,22 +417,16 @@ static int add_listed_thread(int taskfd, const struct dirent64 *d, pid_t pid, co
 		return 0; /* not a thread id */
 	x.tid = (pid_t)tid;
 	x.leader = x.tid == pid;
-	snprintf(rel, sizeof(rel), "%s/sched", d->d_name);
-	r = read_small(taskfd, rel, buf);
-	if (r == -ENOENT || r == -ESRCH)
-		return 0;
-	if (r < 0)
-		return r;
+	r = read_thread_file(taskfd, d->d_name, "sched", buf);
+	if (r != 0)
+		return r < 0 ? r : 0;
 	r = fi_parse_sched(buf, &x.s);
 	if (r < 0)
 		return r;
 	if (!x.leader && !fi_account_knows_thread(a, task_id, x.tid, x.ino, x.s.sum_exec_ns)) {
-		snprintf(rel, sizeof(rel), "%s/stat", d->d_name);
-		r = read_small(taskfd, rel, buf);
-		if (r == -ENOENT || r == -ESRCH)
-			return 0;
-		if (r < 0)
-			return r;
+		r = read_thread_file(taskfd, d->d_name, "stat", buf);
+		if (r != 0)
+			return r < 0 ? r : 0;
 		r = parse_stat_start(buf, &x.start);
 		if (r < 0)
 			return r;

@@ -38,6 +38,7 @@ static int report_failures(json_object *reply, const char *verb)
 	json_object *failed = NULL;
 	int status = 0;
 
+	daemon_call_escape(reply);
 	json_object_object_get_ex(reply, "failed", &failed);
 	for (size_t i = 0; i < json_object_array_length(failed); i++) {
 		json_object *f = json_object_array_get_idx(failed, i);
@@ -55,6 +56,7 @@ static void report_done(json_object *reply, const char *list, const char *what)
 
 	if (!cli_verbose)
 		return;
+	daemon_call_escape(reply);
 	json_object_object_get_ex(reply, list, &done);
 	for (size_t i = 0; i < json_object_array_length(done); i++)
 		fprintf(stderr, "coresched: %s PID %d%s%s%s%s\n", what,
@@ -251,6 +253,7 @@ int cli_cmd_check_config(int argc, char **argv)
 	json_object_put(params);
 	if (r)
 		return r < 0 ? 0 : r;
+	daemon_call_escape(reply);
 	json_object_object_get_ex(reply, "errors", &errors);
 	for (size_t i = 0; i < json_object_array_length(errors); i++)
 		fprintf(stderr, "%s\n", json_object_get_string(json_object_array_get_idx(errors, i)));

@@ -9,6 +9,7 @@
 
 #include "cli.h"
 #include "client.h"
+#include "errmsg.h"
 
 #define ERR(name) "io.coresched." name
 #define CONNECT_TIMEOUT_MS 5000
@@ -53,6 +54,37 @@ static int print_config_errors(json_object *params)
 	if (json_object_array_length(errors) == 0)
 		fprintf(stderr, "coresched: the configuration is not valid\n");
 	return EXIT_FAILURE;
+}
+
+void daemon_call_escape(json_object *o)
+{
+	const char *p;
+	char *esc;
+
+	switch (json_object_get_type(o)) {
+	case json_type_string:
+		for (p = json_object_get_string(o); *p && (unsigned char)*p >= 0x20 && *p != 0x7f; p++)
+			;
+		if (!*p)
+			return;
+		if ((esc = sc_escape_controls(json_object_get_string(o))))
+			json_object_set_string(o, esc);
+		free(esc);
+		return;
+	case json_type_array:
+		for (size_t i = 0; i < json_object_array_length(o); i++)
+			daemon_call_escape(json_object_array_get_idx(o, i));
+		return;
+	case json_type_object: {
+		json_object_object_foreach(o, k, v) {
+			(void)k;
+			daemon_call_escape(v);
+		}
+		return;
+	}
+	default:
+		return;
+	}
 }
 
 /* One line naming the error and its parameters. */
@@ -112,6 +144,7 @@ int daemon_call_on(int fd, const char *method, json_object *params, json_object 
 		return EXIT_FAILURE;
 	}
 	if (r == 1) {
+		daemon_call_escape(reply);
 		r = print_varlink_error(error, reply);
 		free(error);
 		json_object_put(reply);

@@ -24,6 +24,11 @@ int daemon_call_connect_error(int r);
 /* The exit code for a PidFailure's error text (5, 6 or 1). */
 int daemon_call_pid_failure_code(const char *error);
 
+/* Escapes, in place, the control bytes of every string in o (see
+ * sc_escape_controls): a reply's comm, exe, cgroup or reason is printed as
+ * text only after this. JSON output needs none (json-c escapes them). */
+void daemon_call_escape(json_object *o);
+
 /* Members of a reply, with defaults for absent or null ones. */
 const char *daemon_call_str(json_object *o, const char *key, const char *dflt);
 long long daemon_call_int(json_object *o, const char *key, long long dflt);

@@ -128,6 +128,7 @@ static void status_print(json_object *s)
 	json_object *src = NULL, *stats = NULL, *cnt = NULL;
 	long long up = daemon_call_int(s, "uptime_usec", 0) / 1000000;
 
+	daemon_call_escape(s);
 	printf("coreschedd: running\n");
 	printf("version: %s\n", daemon_call_str(s, "version", "?"));
 	printf("pid: %lld\n", daemon_call_int(s, "pid", 0));
@@ -439,8 +440,10 @@ static void explain_rules(json_object *rules)
 static void explain_print(json_object *e)
 {
 	json_object *rules = NULL;
-	const char *key = daemon_call_str(e, "key", NULL), *cgroup;
+	const char *key, *cgroup;
 
+	daemon_call_escape(e); /* comm, exe, cgroup and key are the process's */
+	key = daemon_call_str(e, "key", NULL);
 	printf("pid: %lld\n", daemon_call_int(e, "pid", 0));
 	printf("comm: %s\n", daemon_call_str(e, "comm", ""));
 	printf("exe: %s\n", daemon_call_str(e, "exe", ""));

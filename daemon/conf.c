@@ -19,6 +19,7 @@
 #include <sys/sysmacros.h>
 
 #include "conf-internal.h"
+#include "errmsg.h"
 
 #define GROUP_NAME_MAX 64
 
@@ -37,7 +38,7 @@ struct dropin {
 
 static int vfail(struct conf_loader *ld, int err, const char *file, unsigned line, const char *fmt, va_list ap)
 {
-	char *msg = NULL;
+	char *msg = NULL, *raw = NULL;
 	int n;
 
 	if (ld->r)
@@ -46,11 +47,12 @@ static int vfail(struct conf_loader *ld, int err, const char *file, unsigned lin
 	if (vasprintf(&msg, fmt, ap) < 0)
 		return ld->r;
 	if (line)
-		n = asprintf(&ld->error, "%s:%u: %s", file, line, msg);
+		n = asprintf(&raw, "%s:%u: %s", file, line, msg);
 	else
-		n = asprintf(&ld->error, "%s: %s", file, msg);
-	if (n < 0)
-		ld->error = NULL;
+		n = asprintf(&raw, "%s: %s", file, msg);
+	/* A file name or a value quoted from the file: control bytes escaped. */
+	ld->error = n < 0 ? NULL : sc_escape_controls(raw);
+	free(raw);
 	free(msg);
 	return ld->r;
 }
@@ -128,6 +130,16 @@ struct conf *conf_free(struct conf *c)
 	return NULL;
 }
 
+/* Each warning as one line: a path quoted from the file or read from the
+ * disk may hold control bytes. */
+static void warn(conf_warning_fn fn, void *userdata, const char *msg)
+{
+	char *esc = sc_escape_controls(msg);
+
+	fn(userdata, esc ? esc : msg);
+	free(esc);
+}
+
 /* A MatchExe= path (no pattern) the kernel never shows as a process's
  * program: one through a symbolic link (the exe link is the resolved path:
  * /bin/sh is /usr/bin/dash on a merged /usr) or a script (its process runs
@@ -148,7 +160,7 @@ static void exe_word_warning(const struct group *g, size_t w, conf_warning_fn fn
 			 "not in its plain form): a process shows the resolved path, so this word matches none; "
 			 "name that path",
 			 g->file ? g->file : "?", line, g->name, word, real);
-		fn(userdata, msg);
+		warn(fn, userdata, msg);
 	} else if ((fd = open(word, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC)) >= 0) {
 		/* Non-blocking, and only a regular file is read: a FIFO or a
 		 * device a user put on the path must not hold the load. */
@@ -159,7 +171,7 @@ static void exe_word_warning(const struct group *g, size_t w, conf_warning_fn fn
 				 "its #! line names, so this word matches none; match the script by MatchComm= "
 				 "(its file name) or name the interpreter",
 				 g->file ? g->file : "?", line, g->name, word);
-			fn(userdata, msg);
+			warn(fn, userdata, msg);
 		}
 		close(fd);
 	}
@@ -183,7 +195,7 @@ void conf_warnings(const struct conf *c, conf_warning_fn fn, void *userdata)
 				 "%s:%u: [Group %s] Lock=yes locks only what 'coresched run -g %s' starts; "
 				 "processes its Match*= rules place (or 'assign' moves) are not locked",
 				 g->file ? g->file : "?", g->lock_line ? g->lock_line : g->line, g->name, g->name);
-			fn(userdata, msg);
+			warn(fn, userdata, msg);
 		}
 	}
 	if (c->container.lock) {
@@ -191,7 +203,7 @@ void conf_warnings(const struct conf *c, conf_warning_fn fn, void *userdata)
 			 "%s:%u: [Container] Lock=yes locks only containers started through coresched-runtime; "
 			 "the OCI hook (hooks.d) gives a container its cookie but cannot lock it",
 			 c->container.lock_file ? c->container.lock_file : "?", c->container.lock_line);
-		fn(userdata, msg);
+		warn(fn, userdata, msg);
 	}
 }
 

@@ -54,7 +54,18 @@ static void emit(int level, pid_t pid, const char *group, const char *rule, cons
 			sd_journal_send("MESSAGE=%s", msg, "PRIORITY=%i", level, NULL);
 		return;
 	}
-	fprintf(stderr, "coreschedd: %s\n", msg);
+	/* One line per message: a comm, a path or a cgroup quoted in it may
+	 * hold control bytes (the journal keeps them as data). */
+	flockfile(stderr);
+	fputs("coreschedd: ", stderr);
+	for (const char *p = msg; *p; p++) {
+		if ((unsigned char)*p < 0x20 || *p == 0x7f)
+			fprintf(stderr, "\\x%02x", (unsigned char)*p);
+		else
+			fputc_unlocked(*p, stderr);
+	}
+	fputc_unlocked('\n', stderr);
+	funlockfile(stderr);
 }
 
 void log_full(int level, const char *fmt, ...)

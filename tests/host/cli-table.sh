@@ -111,3 +111,52 @@ if command -v script >/dev/null && script -qc true /dev/null >/dev/null 2>&1; th
 else
 	echo "SKIP: $T/ps-cut-cgroup-terminal: no working script(1) to give coresched a terminal"
 fi
+
+# A process's comm, exe, cgroup and key are its owner's to choose: the text
+# output prints their control bytes as \xNN (no line of its own, no
+# terminal sequence); JSON output keeps the value as it is.
+kill $fake 2>/dev/null
+wait $fake 2>/dev/null
+rm -f "$CORESCHED_SOCKET"
+cat > "$work/replies.json" <<'EOF2'
+{"io.coresched.Explain": {"parameters": {"pid": 42, "comm": "x\u001b[2Jy", "exe": "/tmp/a\nb",
+   "uid": 1000, "gid": 1000, "cgroup": "/u\u0007.scope", "rules": [
+   {"group": "web", "source": "x.conf:1", "matched": true, "reason": "exe /tmp/a\nb"}],
+   "rule_group": "web", "group": "web", "key": "/u\u0007.scope", "origin": "rule",
+   "cookie": "0x1", "expected_cookie": "0x1", "agrees": true}},
+ "io.coresched.ListProcesses": {"parameters": {"processes": [
+  {"pid": 42, "uid": 1000, "user": "tester", "comm": "x\u001b[2Jy", "group": "web", "key": "k",
+   "cookie": "0x1", "origin": "rule", "exe": "/tmp/a\nb", "cgroup": "/u\u0007.scope"}]}},
+ "io.coresched.Assign": {"error": "io.coresched.AssignFailed",
+   "parameters": {"pid": 42, "error": "permission denied: \u001b]0;pwned\u0007"}}}
+EOF2
+python3 tests/host/fake-coreschedd.py "$CORESCHED_SOCKET" "$work/replies.json" &
+fake=$!
+i=0; while [ ! -S "$CORESCHED_SOCKET" ] && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
+# controls NAME OUTPUT PATTERN: no control byte but newlines, and PATTERN.
+controls() {
+	if LC_ALL=C grep -q '[[:cntrl:]]' <<<"$2"; then
+		echo "FAIL: $T/$1: a control byte in the output: $(od -c <<<"$2" | head -5)"
+	elif ! grep -qE -- "$3" <<<"$2"; then
+		echo "FAIL: $T/$1: output lacks /$3/: $2"
+	else
+		echo "PASS: $T/$1"
+	fi
+}
+out=$($cs explain 42 2>&1)
+controls explain-escapes-controls "$out" '^comm: x\\x1b\[2Jy$'
+grep -qxF 'exe: /tmp/a\x0ab' <<<"$out" && grep -qxF 'cgroup: /u\x07.scope' <<<"$out" &&
+	grep -qxF 'key: /u\x07.scope' <<<"$out" && grep -qF 'exe /tmp/a\x0ab' <<<"$out" &&
+	echo "PASS: $T/explain-escapes-every-field" || echo "FAIL: $T/explain-escapes-every-field: $out"
+out=$($cs ps -o PID,COMM,EXE,CGROUP 2>&1 | cat)
+controls ps-escapes-controls "$out" '^ +42 +x\\x1b\[2Jy '
+out=$($cs explain -J 42 2>&1)
+if python3 -c 'import json,sys; e=json.load(sys.stdin); sys.exit(e["comm"] != "x\x1b[2Jy" or e["exe"] != "/tmp/a\nb")' <<<"$out"; then
+	echo "PASS: $T/explain-json-keeps-values"
+else
+	echo "FAIL: $T/explain-json-keeps-values: $out"
+fi
+out=$($cs assign -g web 42 2>&1)
+rc=$?
+controls assign-error-escapes-controls "$out" '^coresched: cannot assign PID 42: permission denied: \\x1b\]0;pwned\\x07$'
+[ $rc = 6 ] && echo "PASS: $T/assign-error-exit-code" || echo "FAIL: $T/assign-error-exit-code: $rc"

@@ -741,3 +741,25 @@ if start_daemon; then
 else
 	echo "FAIL: $T/reconcile-shortened-on-reload: ReconcileSec=86400 did not start: $why"
 fi
+
+# A comm is its process's to choose (a program's file name): the daemon's
+# log, on stderr when it runs outside systemd, shows its control bytes as
+# \xNN, so that no process can forge a line of its own or drive the
+# terminal of an administrator who reads it.
+printf '[Daemon]\nDryRun=yes\nLogLevel=debug\n[Group esc]\nMatchUser=65533\n' > "$W/cfg/coreschedd.conf"
+esc_name="z$(printf '\033')[2Jq"
+cp "$sleep_exe" "$W/bin/$esc_name" && chmod 755 "$W/bin/$esc_name"
+if start_daemon; then
+	"$top/build/helpers/cs-runas" 65533 65533 "$W/bin/$esc_name" 1000 </dev/null >/dev/null 2>&1 &
+	esc_pid=$!
+	pids+=("$esc_pid")
+	settle "$esc_pid" "$W/bin/$esc_name"
+	for i in $(seq 50); do grep -qF "PID $esc_pid (z\\x1b[2Jq) -> esc" "$W/log" && break; sleep 0.1; done
+	extra=
+	grep -qF "PID $esc_pid (z\\x1b[2Jq) -> esc" "$W/log" || extra="no escaped line for PID $esc_pid"
+	LC_ALL=C grep -q $'\033' "$W/log" && extra="$extra; an escape byte in the log"
+	result log-escapes-controls 0 '' 0 "" "${extra#; }${extra:+: $(tail -n5 "$W/log" | od -c | head -8)}"
+	stop_daemon
+else
+	echo "FAIL: $T/log-escapes-controls: LogLevel=debug did not start: $why"
+fi

@@ -333,6 +333,11 @@ static const struct {
 	{ "[Group w]\nMatchExe\n", "x.conf:2: expected Key=value, got 'MatchExe'" },
 	{ "[Group w]\nMatchExe: /x\n", "x.conf:2: expected Key=value, got 'MatchExe: /x'" },
 	{ "[Group a]\n[Group b]\n[Group a]\n", "x.conf:3: group 'a' already defined at x.conf:1" },
+	/* Control bytes quoted from the file are escaped: one line, no
+	 * terminal sequence. */
+	{ "[Group \x1b[2Jx]\n", "x.conf:1: invalid group name '\\x1b[2Jx' (1 to 64 of A-Z a-z 0-9 _ . -)" },
+	{ "[Group w]\nMatchUser=a\rb\n", "x.conf:2: MatchUser: unknown user 'a\\x0db'" },
+	{ "[Daemon]\nReceiveBuffer=1\x7f\n", "x.conf:2: ReceiveBuffer: invalid size '1\\x7f'" },
 };
 
 static void test_errors(void)

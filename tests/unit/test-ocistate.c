@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "errmsg.h"
 #include "ocistate.h"
 #include "unit.h"
 
@@ -152,6 +153,19 @@ static void rejects_bad_annotations(void)
 	rejects("{\"id\":\"c\",\"pid\":1,\"status\":3}", "status: must be a string");
 }
 
+/* The parsers' messages (this one's, the runtime's): a value quoted in one
+ * cannot break its line or drive a terminal. */
+static void messages_escape_controls(void)
+{
+	char *e = NULL, *plain = sc_escape_controls("plain /x y");
+
+	CHECK(sc_failf(&e, "bundle '%s': bad", "/b\x1b[31m\nc\x7f") == -EINVAL);
+	CHECK_STREQ(e, "bundle '/b\\x1b[31m\\x0ac\\x7f': bad");
+	CHECK_STREQ(plain, "plain /x y");
+	free(e);
+	free(plain);
+}
+
 int main(void)
 {
 	RUN(state_full);
@@ -164,5 +178,6 @@ int main(void)
 	RUN(rejects_bad_id);
 	RUN(id_at_limit);
 	RUN(rejects_bad_annotations);
+	RUN(messages_escape_controls);
 	UNIT_EXIT();
 }

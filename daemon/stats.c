@@ -11,6 +11,7 @@
 
 #include "keeper.h"
 #include "log.h"
+#include "procinfo.h"
 #include "stats-internal.h"
 
 #define USEC_PER_SEC 1000000ULL
@@ -223,7 +224,12 @@ int stats_new_with_roots(sd_event *e, struct engine *engine, const char *proc_ro
 
 int stats_new(sd_event *e, struct engine *engine, struct stats **ret)
 {
-	return stats_new_with_roots(e, engine, "/proc", "/sys/fs/cgroup", STATS_SCHEDSTATS_SYSCTL, ret);
+	/* The cgroup2 mount wherever it is: /sys/fs/cgroup/unified on a
+	 * hybrid host, whose /sys/fs/cgroup holds v1 hierarchies. */
+	const char *cgroup_root = procinfo_cgroup_mount();
+
+	return stats_new_with_roots(e, engine, "/proc", cgroup_root ? cgroup_root : "/sys/fs/cgroup",
+				    STATS_SCHEDSTATS_SYSCTL, ret);
 }
 
 void stats_set_dry_run(struct stats *s, bool dry_run)

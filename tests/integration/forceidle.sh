@@ -121,3 +121,26 @@ cat "$M"
 rmdir /sys/fs/cgroup/fi-a-$T /sys/fs/cgroup/fi-b-$T /sys/fs/cgroup/fi-c-$T /sys/fs/cgroup/fi-ca-$T /sys/fs/cgroup/fi-cb-$T
 daemon_stop
 expect schedstats-restored "$(cat /proc/sys/kernel/sched_schedstats)" 0
+
+# A hybrid host: v1 hierarchies at /sys/fs/cgroup, the v2 one at
+# /sys/fs/cgroup/unified. The host's figures come from the cgroup2 mount
+# wherever it is: the daemon runs in a mount namespace laid out so.
+cat > "$BIN/hybrid" <<'EOF2'
+#!/bin/sh
+mount -t tmpfs hybrid /sys/fs/cgroup && mkdir /sys/fs/cgroup/unified &&
+	mount -t cgroup2 cgroup2 /sys/fs/cgroup/unified && exec coreschedd "$@"
+EOF2
+chmod 755 "$BIN/hybrid"
+cat > "$BIN/hybrid-ns" <<EOF2
+#!/bin/sh
+exec unshare -m --propagation private $BIN/hybrid "\$@"
+EOF2
+chmod 755 "$BIN/hybrid-ns"
+printf '[Daemon]\nStatsIntervalSec=1\nMetricsFile=%s\n[Group a]\nMatchExe=%s\n' "$M" "$BIN/spin-a" > "$CFG/coreschedd.conf"
+rm -f "$M"
+if CORESCHED_DAEMON=$BIN/hybrid-ns daemon_start; then
+	wait_for grep -q '^coresched_host_forced_idle_seconds_total ' "$M"
+	grep -q '^coresched_host_forced_idle_seconds_total ' "$M" && pass hybrid-host-figures ||
+		fail hybrid-host-figures "no host line in $M: $(head -c 600 "$M" 2>&1); log: $(tail -n 5 "$DLOG")"
+	daemon_stop
+fi

@@ -416,6 +416,9 @@ static void report_bad_lines(const struct engine *e, const struct state_file *sf
 	if (sf->n_bad)
 		log_warning("%s:%u: malformed line, ignoring it (%u such line%s in all).", e->state_path,
 			    sf->first_bad, sf->n_bad, sf->n_bad == 1 ? "" : "s");
+	if (sf->n_dup)
+		log_warning("%s:%u: a PID that line %u already lists, ignoring this line (%u such line%s in all).",
+			    e->state_path, sf->first_dup, sf->first_dup_of, sf->n_dup, sf->n_dup == 1 ? "" : "s");
 }
 
 void engine_state_restore(struct engine *e)
@@ -471,7 +474,7 @@ void engine_state_restore(struct engine *e)
 	if (by_cookie)
 		restore_inherited(e, by_cookie);
 	hashmap_free(by_cookie);
-	if (sf->n || stale || sf->n_bad)
+	if (sf->n || stale || sf->n_bad || sf->n_dup)
 		log_notice("Restored %d explicit placements from %s (%zu of its processes exited)", restored,
 			   e->state_path, stale);
 	state_file_free(sf);

@@ -9,6 +9,8 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <limits.h>
+#include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +18,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "hashmap.h"
 #include "procinfo.h"
 
 #define HEADER                                                                                   \
@@ -438,6 +441,24 @@ static void note_bad(struct state_file *sf, unsigned line)
 		sf->first_bad = line;
 }
 
+/* A second entry for a PID (the daemon writes one per process; a second
+ * is an edit by hand): the first line stands, the later is counted. */
+static bool repeated(struct state_file *sf, struct hashmap *seen, const struct state_entry *en, unsigned no, int *r)
+{
+	uintptr_t first = seen ? (uintptr_t)hashmap_get_u64(seen, (uint64_t)en->pid) : 0;
+
+	if (first) {
+		if (!sf->n_dup++) {
+			sf->first_dup = no;
+			sf->first_dup_of = (unsigned)first;
+		}
+		return true;
+	}
+	if (!seen || hashmap_put_u64(seen, (uint64_t)en->pid, (void *)(uintptr_t)no) < 0)
+		*r = -ENOMEM;
+	return false;
+}
+
 /* Comments are skipped; a malformed line (state_parse() rejects over-long
  * ones too) is counted and skipped: every entry is checked against a live
  * process anyway, so one bad line need not cost the others. */
@@ -446,6 +467,7 @@ static int read_lines(FILE *f, struct state_file *sf)
 	struct state_entry en;
 	struct state_placers pl;
 	struct state_unowned un;
+	struct hashmap *seen = hashmap_new(false);
 	char *line = NULL;
 	size_t size = 0, cap = 0, cap_placers = 0, cap_unowned = 0;
 	unsigned no = 0;
@@ -467,12 +489,13 @@ static int read_lines(FILE *f, struct state_file *sf)
 				r = append_unowned(sf, &un, &cap_unowned);
 		} else if (state_parse(line, &en) < 0 || sf->n >= STATE_ENTRIES_MAX)
 			note_bad(sf, no);
-		else
+		else if (!repeated(sf, seen, &en, no, &r) && r == 0)
 			r = append(sf, &en, &cap);
 	}
 	if (r == 0 && ferror(f))
 		r = -EIO;
 	free(line);
+	hashmap_free(seen);
 	return r;
 }
 

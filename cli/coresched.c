@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
+#include <locale.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -294,6 +295,10 @@ int main(int argc, char **argv)
 	/* The full command line gets the arguments as given, not reordered. */
 	if (cli_handoff_init(argc, argv) < 0)
 		return cli_error(-ENOMEM, "cannot start");
+#else
+	/* The character set only (names in tables: UTF-8 shown as it is, its
+	 * controls escaped); numbers keep their C form. */
+	setlocale(LC_CTYPE, "");
 #endif
 
 	/* util-linux's coresched lets getopt permute its arguments, so

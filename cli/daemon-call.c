@@ -58,16 +58,15 @@ static int print_config_errors(json_object *params)
 
 void daemon_call_escape(json_object *o)
 {
-	const char *p;
+	const char *str;
 	char *esc;
 
 	switch (json_object_get_type(o)) {
 	case json_type_string:
-		for (p = json_object_get_string(o); *p && (unsigned char)*p >= 0x20 && *p != 0x7f; p++)
-			;
-		if (!*p)
-			return;
-		if ((esc = sc_escape_controls(json_object_get_string(o))))
+		str = json_object_get_string(o);
+		if (sc_escape_controls_to(str, NULL) == strlen(str))
+			return; /* nothing to escape */
+		if ((esc = sc_escape_controls(str)))
 			json_object_set_string(o, esc);
 		free(esc);
 		return;
@@ -87,8 +86,9 @@ void daemon_call_escape(json_object *o)
 	}
 }
 
-/* One line naming the error and its parameters. */
-static int print_varlink_error(const char *name, json_object *params)
+/* One line naming the error and its parameters, already escaped; -1 for
+ * an error this CLI does not know. */
+static int print_known_error(const char *name, json_object *params)
 {
 	const char *reason = daemon_call_str(params, "reason", NULL);
 
@@ -126,9 +126,24 @@ static int print_varlink_error(const char *name, json_object *params)
 			daemon_call_str(params, "parameter", ""));
 		return EXIT_FAILURE;
 	}
-	fprintf(stderr, "coresched: coreschedd answered %s %s\n", name,
-		json_object_to_json_string_ext(params, JSON_C_TO_STRING_PLAIN));
-	return EXIT_FAILURE;
+	return -1;
+}
+
+static int print_varlink_error(const char *name, json_object *params)
+{
+	/* An unknown one as the JSON it came as, escaped once: json-c
+	 * escapes C0 controls itself, not C1. */
+	char *raw = sc_escape_controls(json_object_to_json_string_ext(params, JSON_C_TO_STRING_PLAIN));
+	int r;
+
+	daemon_call_escape(params);
+	r = print_known_error(name, params);
+	if (r < 0) {
+		fprintf(stderr, "coresched: coreschedd answered %s %s\n", name, raw ? raw : "");
+		r = EXIT_FAILURE;
+	}
+	free(raw);
+	return r;
 }
 
 int daemon_call_on(int fd, const char *method, json_object *params, json_object **ret_reply)
@@ -144,7 +159,6 @@ int daemon_call_on(int fd, const char *method, json_object *params, json_object 
 		return EXIT_FAILURE;
 	}
 	if (r == 1) {
-		daemon_call_escape(reply);
 		r = print_varlink_error(error, reply);
 		free(error);
 		json_object_put(reply);

@@ -417,7 +417,7 @@ static void report_bad_lines(const struct engine *e, const struct state_file *sf
 		log_warning("%s:%u: malformed line, ignoring it (%u such line%s in all).", e->state_path,
 			    sf->first_bad, sf->n_bad, sf->n_bad == 1 ? "" : "s");
 	if (sf->n_dup)
-		log_warning("%s:%u: a PID that line %u already lists, ignoring this line (%u such line%s in all).",
+		log_warning("%s:%u: the process (PID and start time) that line %u already lists, ignoring this line (%u such line%s in all).",
 			    e->state_path, sf->first_dup, sf->first_dup_of, sf->n_dup, sf->n_dup == 1 ? "" : "s");
 }
 

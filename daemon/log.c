@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include "log.h"
+#include "errmsg.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -15,6 +16,8 @@
 #define RATELIMIT_BURST 50
 
 static int max_level = LOG_INFO;
+#define LOG_LINE_MAX 2048 /* a message, NUL included */
+
 static bool to_journal;
 static time_t window_start;
 static unsigned window_count;
@@ -55,22 +58,19 @@ static void emit(int level, pid_t pid, const char *group, const char *rule, cons
 		return;
 	}
 	/* One line per message: a comm, a path or a cgroup quoted in it may
-	 * hold control bytes (the journal keeps them as data). */
-	flockfile(stderr);
-	fputs("coreschedd: ", stderr);
-	for (const char *p = msg; *p; p++) {
-		if ((unsigned char)*p < 0x20 || *p == 0x7f)
-			fprintf(stderr, "\\x%02x", (unsigned char)*p);
-		else
-			fputc_unlocked(*p, stderr);
+	 * hold control characters (the journal keeps them as data). */
+	char esc[4 * LOG_LINE_MAX + 1];
+
+	if (strlen(msg) < LOG_LINE_MAX) {
+		sc_escape_controls_to(msg, esc);
+		msg = esc;
 	}
-	fputc_unlocked('\n', stderr);
-	funlockfile(stderr);
+	fprintf(stderr, "coreschedd: %s\n", msg);
 }
 
 void log_full(int level, const char *fmt, ...)
 {
-	char buf[2048];
+	char buf[LOG_LINE_MAX];
 	va_list ap;
 
 	if (level > max_level)
@@ -83,7 +83,7 @@ void log_full(int level, const char *fmt, ...)
 
 int log_errno(int level, int r, const char *fmt, ...)
 {
-	char buf[2048];
+	char buf[LOG_LINE_MAX];
 	va_list ap;
 
 	if (level <= max_level) {
@@ -115,7 +115,7 @@ static bool ratelimit_ok(void)
 
 static void vlog_task(int level, pid_t pid, const char *group, const char *rule, const char *fmt, va_list ap)
 {
-	char buf[2048];
+	char buf[LOG_LINE_MAX];
 
 	if (level > max_level || !ratelimit_ok())
 		return;

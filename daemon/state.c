@@ -441,22 +441,35 @@ static void note_bad(struct state_file *sf, unsigned line)
 		sf->first_bad = line;
 }
 
-/* A second entry for a PID (the daemon writes one per process; a second
- * is an edit by hand): the first line stands, the later is counted. */
-static bool repeated(struct state_file *sf, struct hashmap *seen, const struct state_entry *en, unsigned no, int *r)
+/* A second entry for a process, a PID with the same start time (the
+ * daemon writes one line per process; a second is an edit by hand): the
+ * first line stands, the later is counted. Lines of one PID with other
+ * start times are other processes, all but the live one gone. */
+static void process_id(const struct state_entry *en, char *buf, size_t size)
 {
-	uintptr_t first = seen ? (uintptr_t)hashmap_get_u64(seen, (uint64_t)en->pid) : 0;
+	snprintf(buf, size, "%d %" PRIu64, (int)en->pid, en->start);
+}
 
-	if (first) {
-		if (!sf->n_dup++) {
-			sf->first_dup = no;
-			sf->first_dup_of = (unsigned)first;
-		}
-		return true;
+static bool repeated(struct state_file *sf, const struct hashmap *seen, const struct state_entry *en, unsigned no)
+{
+	char id[48];
+	uintptr_t first;
+
+	process_id(en, id, sizeof(id));
+	first = (uintptr_t)hashmap_get_str(seen, id);
+	if (first && !sf->n_dup++) {
+		sf->first_dup = no;
+		sf->first_dup_of = (unsigned)first;
 	}
-	if (!seen || hashmap_put_u64(seen, (uint64_t)en->pid, (void *)(uintptr_t)no) < 0)
-		*r = -ENOMEM;
-	return false;
+	return first;
+}
+
+static int remember(struct hashmap *seen, const struct state_entry *en, unsigned no)
+{
+	char id[48];
+
+	process_id(en, id, sizeof(id));
+	return hashmap_put_str(seen, id, (void *)(uintptr_t)no);
 }
 
 /* Comments are skipped; a malformed line (state_parse() rejects over-long
@@ -467,11 +480,11 @@ static int read_lines(FILE *f, struct state_file *sf)
 	struct state_entry en;
 	struct state_placers pl;
 	struct state_unowned un;
-	struct hashmap *seen = hashmap_new(false);
+	struct hashmap *seen = hashmap_new(true);
 	char *line = NULL;
 	size_t size = 0, cap = 0, cap_placers = 0, cap_unowned = 0;
 	unsigned no = 0;
-	int r = 0;
+	int r = seen ? 0 : -ENOMEM;
 
 	while (r == 0 && getline(&line, &size, f) >= 0) {
 		no++;
@@ -487,9 +500,13 @@ static int read_lines(FILE *f, struct state_file *sf)
 				note_bad(sf, no);
 			else
 				r = append_unowned(sf, &un, &cap_unowned);
-		} else if (state_parse(line, &en) < 0 || sf->n >= STATE_ENTRIES_MAX)
+		} else if (state_parse(line, &en) < 0)
 			note_bad(sf, no);
-		else if (!repeated(sf, seen, &en, no, &r) && r == 0)
+		else if (repeated(sf, seen, &en, no))
+			continue;
+		else if (sf->n >= STATE_ENTRIES_MAX)
+			note_bad(sf, no);
+		else if ((r = remember(seen, &en, no)) == 0)
 			r = append(sf, &en, &cap);
 	}
 	if (r == 0 && ferror(f))

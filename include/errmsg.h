@@ -3,11 +3,19 @@
  * return -EINVAL with the message in *ret_error. */
 #pragma once
 
-/* Sets *ret_error to the formatted message (the caller frees it) and
- * returns -EINVAL; -ENOMEM, with *ret_error untouched, if it cannot. */
+#include <stddef.h>
+
+/* Sets *ret_error to the formatted message, control characters escaped
+ * (sc_escape_controls(); the caller frees it), and returns -EINVAL;
+ * -ENOMEM if it cannot, with *ret_error NULL or untouched. */
 int sc_failf(char **ret_error, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
-/* A copy of s (the caller frees it) in which each control byte (below 0x20,
- * and 0x7f) is written as \xNN, so that a value quoted in a message cannot
- * break its line or drive a terminal; NULL if out of memory. */
+/* A copy of s (the caller frees it) in which each byte of a control
+ * character (C0, DEL, and C1 as UTF-8 or as a lone byte) and each byte
+ * that is not part of valid UTF-8 is written as \xNN, so that a value
+ * quoted in a message cannot break its line or drive a terminal; printable
+ * UTF-8 is kept. NULL if out of memory. */
 char *sc_escape_controls(const char *s);
+/* The same into out (NULL: only count); the escaped length, without the
+ * NUL that out then ends with. */
+size_t sc_escape_controls_to(const char *s, char *out);

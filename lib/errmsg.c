@@ -6,23 +6,63 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+
+/* The length of the valid UTF-8 sequence at s that encodes a printable
+ * character (not a C1 control, U+0080..U+009F), 0 for anything else:
+ * an ASCII byte is judged by its caller. */
+static size_t utf8_printable(const unsigned char *s)
+{
+	unsigned char lo = 0x80, hi = 0xbf;
+	size_t n;
+
+	if (s[0] >= 0xc2 && s[0] <= 0xdf)
+		n = 2, lo = s[0] == 0xc2 ? 0xa0 : 0x80; /* C2 80..C2 9F are C1 */
+	else if (s[0] >= 0xe0 && s[0] <= 0xef)
+		n = 3, lo = s[0] == 0xe0 ? 0xa0 : 0x80, hi = s[0] == 0xed ? 0x9f : 0xbf;
+	else if (s[0] >= 0xf0 && s[0] <= 0xf4)
+		n = 4, lo = s[0] == 0xf0 ? 0x90 : 0x80, hi = s[0] == 0xf4 ? 0x8f : 0xbf;
+	else
+		return 0;
+	if (s[1] < lo || s[1] > hi)
+		return 0;
+	for (size_t i = 2; i < n; i++)
+		if (s[i] < 0x80 || s[i] > 0xbf)
+			return 0;
+	return n;
+}
+
+size_t sc_escape_controls_to(const char *s, char *out)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	size_t n = 0, k;
+
+	while (*p) {
+		if (*p >= 0x20 && *p < 0x7f)
+			k = 1;
+		else if (*p < 0x80 || !(k = utf8_printable(p))) {
+			if (out)
+				sprintf(out + n, "\\x%02x", *p);
+			n += 4;
+			p++;
+			continue;
+		}
+		if (out)
+			memcpy(out + n, p, k);
+		n += k;
+		p += k;
+	}
+	if (out)
+		out[n] = '\0';
+	return n;
+}
 
 char *sc_escape_controls(const char *s)
 {
-	size_t n = 0;
-	char *out, *o;
+	char *out = malloc(sc_escape_controls_to(s, NULL) + 1);
 
-	for (const char *p = s; *p; p++)
-		n += (unsigned char)*p < 0x20 || *p == 0x7f ? 4 : 1;
-	if (!(o = out = malloc(n + 1)))
-		return NULL;
-	for (const char *p = s; *p; p++) {
-		if ((unsigned char)*p < 0x20 || *p == 0x7f)
-			o += sprintf(o, "\\x%02x", (unsigned char)*p);
-		else
-			*o++ = *p;
-	}
-	*o = '\0';
+	if (out)
+		sc_escape_controls_to(s, out);
 	return out;
 }
 

@@ -126,7 +126,11 @@ cat > "$work/replies.json" <<'EOF2'
    "cookie": "0x1", "expected_cookie": "0x1", "agrees": true}},
  "io.coresched.ListProcesses": {"parameters": {"processes": [
   {"pid": 42, "uid": 1000, "user": "tester", "comm": "x\u001b[2Jy", "group": "web", "key": "k",
-   "cookie": "0x1", "origin": "rule", "exe": "/tmp/a\nb", "cgroup": "/u\u0007.scope"}]}},
+   "cookie": "0x1", "origin": "rule", "exe": "/tmp/a\nb", "cgroup": "/u\u0007.scope"},
+  {"pid": 43, "uid": 1000, "user": "tester", "comm": "caf\u00e9\u009b2J", "group": "web", "key": "k",
+   "cookie": "0x1", "origin": "rule", "exe": "/tmp/caf\u00e9", "cgroup": "/"}]}},
+ "io.coresched.Reload": {"error": "io.coresched.Unheard",
+   "parameters": {"what": "x\u001b\u009by"}},
  "io.coresched.Assign": {"error": "io.coresched.AssignFailed",
    "parameters": {"pid": 42, "error": "permission denied: \u001b]0;pwned\u0007"}}}
 EOF2
@@ -150,6 +154,15 @@ grep -qxF 'exe: /tmp/a\x0ab' <<<"$out" && grep -qxF 'cgroup: /u\x07.scope' <<<"$
 	echo "PASS: $T/explain-escapes-every-field" || echo "FAIL: $T/explain-escapes-every-field: $out"
 out=$($cs ps -o PID,COMM,EXE,CGROUP 2>&1 | cat)
 controls ps-escapes-controls "$out" '^ +42 +x\\x1b\[2Jy '
+# In a UTF-8 locale a name in UTF-8 shows as it is, its C1 controls
+# escaped (libsmartcols escapes by the locale's character set).
+out=$(LC_ALL=C.UTF-8 $cs ps -o PID,COMM,EXE 43 2>&1 | cat)
+controls ps-utf8-kept-c1-escaped "$out" '^ +43 +café\\xc2\\x9b2J +/tmp/café$'
+LC_ALL=C grep -qF $'\xc2\x9b' <<<"$out" && echo "FAIL: $T/ps-utf8-no-c1: a C1 control in: $out" ||
+	echo "PASS: $T/ps-utf8-no-c1"
+# An error the CLI does not know is shown as the JSON it came as, escaped once.
+out=$($cs reload 2>&1)
+controls unknown-error-escaped-once "$out" '^coresched: coreschedd answered io.coresched.Unheard \{"what":"x\\u001b\\xc2\\x9by"\}$'
 out=$($cs explain -J 42 2>&1)
 if python3 -c 'import json,sys; e=json.load(sys.stdin); sys.exit(e["comm"] != "x\x1b[2Jy" or e["exe"] != "/tmp/a\nb")' <<<"$out"; then
 	echo "PASS: $T/explain-json-keeps-values"

@@ -109,15 +109,16 @@ expect stale-restart-keeps-run "$(placed $r)" "pinned run"
 expect stale-restart-cookie "$(cookie $r)" "$pc"
 expect stale-restart-child "$(placed $k1)" "pinned inherited"
 
-# A line for a PID an earlier line lists (an edit by hand) is skipped with
-# a warning naming both lines: the earlier placement stands.
+# A line for a process (PID and start time) an earlier line lists, an edit
+# by hand, is skipped with a warning naming both lines: the earlier
+# placement stands.
 daemon_stop
 first=$(grep -n "^$r " "$STATE" | cut -d: -f1)
 if [ -n "$first" ]; then
 	printf '%s %s assign gone -\n' "$r" "$(awk '{print $22}' /proc/$r/stat)" >> "$STATE"
 	dup=$(wc -l < "$STATE")
 	daemon_start || exit 1
-	want="coreschedd.state:$dup: a PID that line $first already lists, ignoring this line"
+	want="coreschedd.state:$dup: the process (PID and start time) that line $first already lists, ignoring this line"
 	wait_for grep -qF "$want" "$DLOG" && pass state-repeated-pid-warns ||
 		fail state-repeated-pid-warns "no '$want' in: $(tail -n 5 "$DLOG")"
 	expect state-repeated-pid-first-stands "$(placed $r)" "pinned run"

@@ -164,6 +164,16 @@ static void messages_escape_controls(void)
 	CHECK_STREQ(plain, "plain /x y");
 	free(e);
 	free(plain);
+	/* C1 controls, as UTF-8 or as lone bytes, and bytes that are not
+	 * UTF-8, escaped; printable UTF-8 (2, 3 and 4 bytes) kept. */
+	e = sc_escape_controls("a\xc2\x9b" "2J|\x9b|caf\xc3\xa9|\xe2\x82\xac|\xf0\x9f\x98\x80|\xe9|\xed\xa0\x80|\xc0\xaf|\xc2\xa0");
+	CHECK_STREQ(e, "a\\xc2\\x9b" "2J|\\x9b|caf\xc3\xa9|\xe2\x82\xac|\xf0\x9f\x98\x80|\\xe9|\\xed\\xa0\\x80|"
+		       "\\xc0\\xaf|\xc2\xa0");
+	free(e);
+	/* A cut sequence at the end is escaped, nothing read past it. */
+	e = sc_escape_controls("x\xe2\x82");
+	CHECK_STREQ(e, "x\\xe2\\x82");
+	free(e);
 }
 
 int main(void)

@@ -274,26 +274,29 @@ static void test_load_skips_bad_lines(void)
 	unlink(path);
 }
 
-/* A PID listed twice (an edit by hand): the first line stands, the
- * second is counted with both line numbers, the others load. */
+/* A process (PID and start time) listed twice, an edit by hand: the first
+ * line stands, the second is counted with both line numbers, the others
+ * load. A line of the same PID with another start time is another process
+ * (at most one of them is alive): it loads. */
 static void test_load_repeated_pid(void)
 {
 	char path[256];
 	struct state_file *sf = NULL;
 
 	snprintf(path, sizeof(path), "%s/repeated.state", dir);
-	fixture_put("# comment\n40 400 assign web -\n41 401 run db 1000\n40 999 assign db -\n"
-		    "42 402 hook ctr /pod\n41 401 run web 1000\n",
+	fixture_put("# comment\n40 400 assign web -\n41 401 run db 1000\n40 400 assign db -\n"
+		    "42 402 hook ctr /pod\n41 401 run web 1000\n40 999 assign db -\n",
 		    "%s", path);
 	CHECK(state_load(path, &sf, NULL) == 0);
-	CHECK(sf && sf->n == 3 && sf->n_bad == 0);
+	CHECK(sf && sf->n == 4 && sf->n_bad == 0);
 	CHECK(sf && sf->n_dup == 2 && sf->first_dup == 4 && sf->first_dup_of == 2);
-	if (sf && sf->n == 3) {
+	if (sf && sf->n == 4) {
 		CHECK(sf->entries[0].pid == 40 && sf->entries[0].start == 400);
 		CHECK_STREQ(sf->entries[0].group, "web");
 		CHECK(sf->entries[1].pid == 41);
 		CHECK_STREQ(sf->entries[1].group, "db");
 		CHECK(sf->entries[2].pid == 42);
+		CHECK(sf->entries[3].pid == 40 && sf->entries[3].start == 999);
 	}
 	state_file_free(sf);
 	unlink(path);

@@ -746,11 +746,11 @@ fi
 # log, on stderr when it runs outside systemd, shows its control bytes as
 # \xNN, so that no process can forge a line of its own or drive the
 # terminal of an administrator who reads it.
-printf '[Daemon]\nDryRun=yes\nLogLevel=debug\n[Group esc]\nMatchUser=65533\n' > "$W/cfg/coreschedd.conf"
+printf '[Daemon]\nDryRun=yes\nLogLevel=debug\n[Group esc]\nMatchExe=%s/bin/z*q\n' "$W" > "$W/cfg/coreschedd.conf"
 esc_name="z$(printf '\033')[2Jq"
 cp "$sleep_exe" "$W/bin/$esc_name" && chmod 755 "$W/bin/$esc_name"
 if start_daemon; then
-	"$top/build/helpers/cs-runas" 65533 65533 "$W/bin/$esc_name" 1000 </dev/null >/dev/null 2>&1 &
+	"$W/bin/$esc_name" 1000 </dev/null >/dev/null 2>&1 & # placed at its exec, as z\x1b[2Jq
 	esc_pid=$!
 	pids+=("$esc_pid")
 	settle "$esc_pid" "$W/bin/$esc_name"

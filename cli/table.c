@@ -6,7 +6,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 #include <sys/ioctl.h>
 #include <unistd.h>
 
@@ -33,10 +32,27 @@ bool table_opt(struct table_opts *o, int c, const char *arg)
 	}
 }
 
+/* Column names are ASCII: compared without the locale, whose case rules
+ * may differ (a Turkish locale's i is not I's lower case). */
+static bool same_name(const char *a, const char *b, size_t len)
+{
+	for (size_t i = 0; i < len; i++) {
+		unsigned char x = (unsigned char)a[i], y = (unsigned char)b[i];
+
+		if (x >= 'a' && x <= 'z')
+			x -= 'a' - 'A';
+		if (y >= 'a' && y <= 'z')
+			y -= 'a' - 'A';
+		if (x != y)
+			return false;
+	}
+	return true;
+}
+
 static int column_index(const struct table_column *cols, size_t n_cols, const char *name, size_t len)
 {
 	for (size_t i = 0; i < n_cols; i++)
-		if (strlen(cols[i].name) == len && strncasecmp(cols[i].name, name, len) == 0)
+		if (strlen(cols[i].name) == len && same_name(cols[i].name, name, len))
 			return (int)i;
 	return -1;
 }

@@ -54,7 +54,7 @@ struct state_file {
 	size_t n_unowned;
 	unsigned n_bad;          /* malformed lines, skipped */
 	unsigned first_bad;      /* the first one's line number, 0: none */
-	unsigned n_dup;          /* entries whose PID an earlier line has, skipped */
+	unsigned n_dup;          /* entries an earlier line has (PID and start), skipped */
 	unsigned first_dup;      /* the first one's line number, 0: none */
 	unsigned first_dup_of;   /* the earlier line it repeats */
 };

@@ -19,3 +19,7 @@ char *sc_escape_controls(const char *s);
 /* The same into out (NULL: only count); the escaped length, without the
  * NUL that out then ends with. */
 size_t sc_escape_controls_to(const char *s, char *out);
+
+/* The length of the valid UTF-8 sequence that starts at s (1 for an ASCII
+ * character), 0 at the NUL and at a byte that starts none. */
+size_t sc_utf8_len(const char *s);

@@ -8,16 +8,16 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The length of the valid UTF-8 sequence at s that encodes a printable
- * character (not a C1 control, U+0080..U+009F), 0 for anything else:
- * an ASCII byte is judged by its caller. */
-static size_t utf8_printable(const unsigned char *s)
+size_t sc_utf8_len(const char *str)
 {
+	const unsigned char *s = (const unsigned char *)str;
 	unsigned char lo = 0x80, hi = 0xbf;
 	size_t n;
 
+	if (s[0] && s[0] < 0x80)
+		return 1;
 	if (s[0] >= 0xc2 && s[0] <= 0xdf)
-		n = 2, lo = s[0] == 0xc2 ? 0xa0 : 0x80; /* C2 80..C2 9F are C1 */
+		n = 2;
 	else if (s[0] >= 0xe0 && s[0] <= 0xef)
 		n = 3, lo = s[0] == 0xe0 ? 0xa0 : 0x80, hi = s[0] == 0xed ? 0x9f : 0xbf;
 	else if (s[0] >= 0xf0 && s[0] <= 0xf4)
@@ -30,6 +30,15 @@ static size_t utf8_printable(const unsigned char *s)
 		if (s[i] < 0x80 || s[i] > 0xbf)
 			return 0;
 	return n;
+}
+
+/* The length of the valid UTF-8 sequence at s that encodes a printable
+ * character above ASCII (not a C1 control, U+0080..U+009F), else 0. */
+static size_t utf8_printable(const unsigned char *s)
+{
+	size_t n = s[0] >= 0x80 ? sc_utf8_len((const char *)s) : 0;
+
+	return n == 2 && s[0] == 0xc2 && s[1] < 0xa0 ? 0 : n;
 }
 
 size_t sc_escape_controls_to(const char *s, char *out)

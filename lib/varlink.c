@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include "varlink.h"
+#include "errmsg.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -351,24 +352,55 @@ out:
 	return r;
 }
 
+/* JSON text is UTF-8, and a peer drops a message that is not (the parser
+ * here does). A string may hold bytes that are no UTF-8: a comm the kernel
+ * cut inside a character, a program's path in another charset. json-c
+ * writes them as they are, and only inside strings: each is sent as
+ * U+FFFD, the replacement character, as the metrics file writes it. n:
+ * the text's length, NUL not included; NULL if out of memory. */
+static char *utf8_only(const char *s, size_t *n)
+{
+	static const char replacement[3] = "\xef\xbf\xbd";
+	size_t bad = 0, k, o = 0;
+	char *buf;
+
+	for (size_t i = 0; i < *n; i += k)
+		if (!(k = sc_utf8_len(s + i)))
+			bad++, k = 1;
+	buf = malloc(*n + 2 * bad + 1);
+	if (!buf)
+		return NULL;
+	for (size_t i = 0; i < *n; i += k) {
+		if ((k = sc_utf8_len(s + i))) {
+			memcpy(buf + o, s + i, k);
+			o += k;
+		} else {
+			memcpy(buf + o, replacement, 3);
+			o += 3;
+			k = 1;
+		}
+	}
+	buf[o] = '\0';
+	*n = o;
+	return buf;
+}
+
 /* Consumes o. */
 static int encode(json_object *o, char **ret_buf, size_t *ret_len)
 {
 	const char *s;
-	size_t n;
+	size_t n = 0;
 	char *buf;
 
 	if (!o)
 		return -ENOMEM;
 	s = json_object_to_json_string_length(o, JSON_C_TO_STRING_PLAIN |
 							 JSON_C_TO_STRING_NOSLASHESCAPE, &n);
-	buf = s ? malloc(n + 1) : NULL;
+	buf = s ? utf8_only(s, &n) : NULL;
 	if (!buf) {
 		json_object_put(o);
 		return -ENOMEM;
 	}
-	memcpy(buf, s, n);
-	buf[n] = '\0';
 	json_object_put(o);
 	*ret_buf = buf;
 	*ret_len = n + 1;

@@ -173,3 +173,14 @@ out=$($cs assign -g web 42 2>&1)
 rc=$?
 controls assign-error-escapes-controls "$out" '^coresched: cannot assign PID 42: permission denied: \\x1b\]0;pwned\\x07$'
 [ $rc = 6 ] && echo "PASS: $T/assign-error-exit-code" || echo "FAIL: $T/assign-error-exit-code: $rc"
+
+# Column names are ASCII, compared without the locale's case rules: in a
+# Turkish locale the lower case of I is not i.
+mkdir -p "$work/loc"
+if command -v localedef >/dev/null && localedef -i tr_TR -f UTF-8 "$work/loc/tr_TR.UTF-8" >/dev/null 2>&1; then
+	out=$(LOCPATH=$work/loc LC_ALL=tr_TR.UTF-8 $cs ps -o pid,comm 42 2>&1)
+	rc=$?
+	result turkish-locale-columns 0 '^ *PID +COMM$' $rc "$out"
+else
+	echo "SKIP: $T/turkish-locale-columns: no localedef, or no tr_TR source (package locales)"
+fi

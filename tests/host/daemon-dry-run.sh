@@ -763,3 +763,25 @@ if start_daemon; then
 else
 	echo "FAIL: $T/log-escapes-controls: LogLevel=debug did not start: $why"
 fi
+
+# A comm the kernel cut inside a character (a program named with more than
+# 15 bytes of UTF-8) is not UTF-8: the daemon's replies still are, the
+# stray byte sent as U+FFFD, and ps and explain answer for everyone.
+printf '[Daemon]\nDryRun=yes\n' > "$W/cfg/coreschedd.conf"
+long_name=$(printf '\303\251%.0s' 1 2 3 4 5 6 7 8 9) # é nine times: 18 bytes
+cp "$sleep_exe" "$W/bin/$long_name" && chmod 755 "$W/bin/$long_name"
+if start_daemon; then
+	"$W/bin/$long_name" 1000 </dev/null >/dev/null 2>&1 &
+	cut_pid=$!
+	pids+=("$cut_pid")
+	settle "$cut_pid" "$W/bin/$long_name"
+	out=$("$cs" ps -n -o PID,COMM "$cut_pid" 2>&1); rc=$?
+	result cut-comm-ps 0 "^ *$cut_pid +$(printf '\303\251%.0s' 1 2 3 4 5 6 7)$(printf '\357\277\275')\$" $rc "$out"
+	out=$("$cs" ps 2>&1 >/dev/null); rc=$?
+	result cut-comm-ps-all 0 '' $rc "$out"
+	out=$("$cs" explain "$cut_pid" 2>&1); rc=$?
+	result cut-comm-explain 0 "^comm: $(printf '\303\251%.0s' 1 2 3 4 5 6 7)$(printf '\357\277\275')\$" $rc "$out"
+	stop_daemon
+else
+	echo "FAIL: $T/cut-comm: the dry run did not start: $why"
+fi

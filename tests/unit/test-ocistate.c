@@ -105,6 +105,12 @@ static void rejects_control_characters(void)
 	rejects("{\"id\":\"a\\u007fb\",\"pid\":1}", "id: contains a control character");
 	rejects("{\"id\":\"c\",\"pid\":1,\"annotations\":{\"io.coresched.group\":\"w\\te\"}}",
 		"contains a control character");
+	/* C1, as JSON's \u escape or as UTF-8, and bytes that are not UTF-8. */
+	rejects("{\"id\":\"a\\u009bb\",\"pid\":1}", "id: contains a control character or a byte that is not UTF-8");
+	rejects("{\"id\":\"a\xc2\x9b" "b\",\"pid\":1}", "id: contains a control character");
+	rejects("{\"id\":\"a\xff\",\"pid\":1}", "id: contains a control character or a byte that is not UTF-8");
+	rejects("{\"id\":\"c\",\"pid\":1,\"annotations\":{\"io.kubernetes.cri.sandbox-id\":\"s\xc3\"}}",
+		"that is not UTF-8");
 }
 
 static void rejects_bad_pid(void)

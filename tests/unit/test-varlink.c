@@ -321,6 +321,29 @@ static void decode_reply_rejects_malformed(void)
 	CHECK(got == NULL && name == NULL);
 }
 
+/* A string that is not UTF-8 (a comm cut inside a character, a path in
+ * another charset) still makes a message the other side takes: each stray
+ * byte is sent as U+FFFD, valid UTF-8 (C1 included) as it is. */
+static void reply_strings_not_utf8(void)
+{
+	json_object *p = json_object_new_object(), *got = NULL, *v;
+	char *buf = NULL, *name = NULL;
+	size_t len;
+
+	json_object_object_add(p, "comm", json_object_new_string("\xc3\xa9\xc3\xa9\xc3"));
+	json_object_object_add(p, "exe", json_object_new_string("/opt/ab\xff\xc2\x9b\xe2\x82\xac\\x"));
+	CHECK(vl_encode_reply(p, &buf, &len) == 0);
+	CHECK(buf && strlen(buf) == len - 1);
+	CHECK(vl_decode_reply(buf, len - 1, &got, &name) == 0);
+	CHECK(json_object_object_get_ex(got, "comm", &v) && strcmp(json_object_get_string(v), "\xc3\xa9\xc3\xa9\xef\xbf\xbd") == 0);
+	CHECK(json_object_object_get_ex(got, "exe", &v) &&
+	      strcmp(json_object_get_string(v), "/opt/ab\xef\xbf\xbd\xc2\x9b\xe2\x82\xac\\x") == 0);
+	json_object_put(got);
+	json_object_put(p);
+	free(buf);
+	free(name);
+}
+
 int main(void)
 {
 	RUN(framing_split_across_reads);
@@ -336,5 +359,6 @@ int main(void)
 	RUN(round_trip_call);
 	RUN(round_trip_reply_and_error);
 	RUN(decode_reply_rejects_malformed);
+	RUN(reply_strings_not_utf8);
 	UNIT_EXIT();
 }

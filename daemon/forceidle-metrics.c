@@ -5,6 +5,7 @@
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE /* mkostemp() */
 #endif
+#include "errmsg.h"
 #include "forceidle.h"
 
 #include <errno.h>
@@ -76,28 +77,6 @@ static void put(char *buf, size_t size, size_t i, char c)
 		buf[i] = c;
 }
 
-/* Length of the well-formed UTF-8 sequence at s (RFC 3629: no overlong
- * form, no surrogate, nothing past U+10FFFF), or 0. */
-static size_t utf8_len(const unsigned char *s)
-{
-	size_t n = s[0] < 0x80 ? 1 : s[0] >= 0xc2 && s[0] <= 0xdf ? 2 : s[0] >= 0xe0 && s[0] <= 0xef ? 3
-		 : s[0] >= 0xf0 && s[0] <= 0xf4 ? 4 : 0;
-	unsigned char lo = 0x80, hi = 0xbf;
-
-	if (s[0] == 0xe0)
-		lo = 0xa0;
-	else if (s[0] == 0xed)
-		hi = 0x9f;
-	else if (s[0] == 0xf0)
-		lo = 0x90;
-	else if (s[0] == 0xf4)
-		hi = 0x8f;
-	for (size_t i = 1; i < n; i++, lo = 0x80, hi = 0xbf)
-		if (s[i] < lo || s[i] > hi)
-			return 0;
-	return n;
-}
-
 /* Label values escape \, " and newline; HELP text only \ and newline. The
  * format is UTF-8, and a reader refuses the whole file over one byte that
  * is not (a cgroup's name, in a key, can hold any): such a byte becomes
@@ -108,7 +87,7 @@ static size_t escape(const char *s, bool quote, char *buf, size_t size)
 
 	for (; *s; s++) {
 		char e = *s == '\\' ? '\\' : *s == '\n' ? 'n' : (quote && *s == '"') ? '"' : 0;
-		size_t len = utf8_len((const unsigned char *)s);
+		size_t len = sc_utf8_len(s);
 
 		if (len == 0) {
 			put(buf, size, n++, '\xef');

@@ -20,6 +20,7 @@ char *sc_escape_controls(const char *s);
  * NUL that out then ends with. */
 size_t sc_escape_controls_to(const char *s, char *out);
 
-/* The length of the valid UTF-8 sequence that starts at s (1 for an ASCII
+/* The length of the well-formed UTF-8 sequence that starts at s (RFC 3629:
+ * no overlong form, no surrogate, nothing past U+10FFFF; 1 for an ASCII
  * character), 0 at the NUL and at a byte that starts none. */
 size_t sc_utf8_len(const char *s);

@@ -155,7 +155,9 @@ int daemon_call_on(int fd, const char *method, json_object *params, json_object 
 	r = client_call(fd, method, params, CALL_TIMEOUT_MS, &reply, &error);
 	if (r < 0) {
 		fprintf(stderr, "coresched: %s failed: %s\n", method,
-			r == -ECONNRESET ? "coreschedd closed the connection" : strerror(-r));
+			r == -ECONNRESET ? "coreschedd closed the connection" :
+			r == -EILSEQ	 ? "an argument is not UTF-8, which the daemon's protocol cannot carry" :
+					   strerror(-r));
 		return EXIT_FAILURE;
 	}
 	if (r == 1) {

@@ -18,6 +18,7 @@
 #include "containers.h"
 #include "control.h"
 #include "daemon.h"
+#include "errmsg.h"
 #include "procinfo.h"
 
 #define ERR(name) "io.coresched." name
@@ -44,7 +45,9 @@ static int invalid(struct control_error *err, const char *field)
 	return methods_fail(err, INVALID, "parameter", json_object_new_string(field));
 }
 
-/* Optional string parameter: absent and null both give NULL. */
+/* Optional string parameter: absent and null both give NULL. A name
+ * becomes a key: one with a NUL inside, a control character or U+FFFD
+ * (what the parser put for a lone surrogate) could stand for another. */
 static int opt_string(json_object *p, const char *field, const char **ret)
 {
 	json_object *v;
@@ -52,7 +55,8 @@ static int opt_string(json_object *p, const char *field, const char **ret)
 	*ret = NULL;
 	if (!json_object_object_get_ex(p, field, &v) || json_object_is_type(v, json_type_null))
 		return 0;
-	if (!json_object_is_type(v, json_type_string) || json_object_get_string_len(v) == 0)
+	if (!json_object_is_type(v, json_type_string) || json_object_get_string_len(v) == 0 ||
+	    !sc_name_printable(json_object_get_string(v), (size_t)json_object_get_string_len(v)))
 		return -EINVAL;
 	*ret = json_object_get_string(v);
 	return 0;

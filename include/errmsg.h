@@ -3,6 +3,7 @@
  * return -EINVAL with the message in *ret_error. */
 #pragma once
 
+#include <stdbool.h>
 #include <stddef.h>
 
 /* Sets *ret_error to the formatted message, control characters escaped
@@ -24,3 +25,10 @@ size_t sc_escape_controls_to(const char *s, char *out);
  * no overlong form, no surrogate, nothing past U+10FFFF; 1 for an ASCII
  * character), 0 at the NUL and at a byte that starts none. */
 size_t sc_utf8_len(const char *s);
+
+/* Whether s, of len bytes, is a name fit for a key and a one-line message:
+ * no NUL inside, printable UTF-8 only (no C0, DEL or C1 control, no byte
+ * that is not UTF-8), and no U+FFFD, which JSON parsers put for what they
+ * could not read (a lone surrogate escape), so that two names sent apart
+ * stay apart. */
+bool sc_name_printable(const char *s, size_t len);

@@ -69,7 +69,8 @@ int vl_decode_reply(const char *msg, size_t len, json_object **ret_params,
 		    char **ret_error_name);
 
 /* Wire bytes (malloc'd, NUL-terminated); *ret_len counts the terminator.
- * params is borrowed; NULL means {}. */
+ * params is borrowed; NULL means {}. A reply's bytes that are not UTF-8
+ * go as U+FFFD; a call with any is refused with -EILSEQ. */
 int vl_encode_reply(json_object *params, char **ret_buf, size_t *ret_len);
 int vl_encode_error(const char *error, json_object *params, char **ret_buf, size_t *ret_len);
 int vl_encode_call(const char *method, json_object *params, bool oneway, char **ret_buf,

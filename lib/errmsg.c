@@ -75,6 +75,11 @@ char *sc_escape_controls(const char *s)
 	return out;
 }
 
+bool sc_name_printable(const char *s, size_t len)
+{
+	return len == strlen(s) && sc_escape_controls_to(s, NULL) == len && !strstr(s, "\xef\xbf\xbd");
+}
+
 int sc_failf(char **ret_error, const char *fmt, ...)
 {
 	va_list ap;

@@ -70,10 +70,10 @@ static int get_string(json_object *o, const char *where, const char *field, size
 		return sc_failf(ret_error, "%s%s: contains a NUL character", where, field);
 	if (strlen(s) > max)
 		return sc_failf(ret_error, "%s%s: longer than %zu bytes", where, field, max);
-	/* A name ends up in keys, logs and one-line messages: printable UTF-8
-	 * only, no line breaks or other control characters, C1 included
-	 * (runc allows none in an id). */
-	if (max != PATH_MAX && sc_escape_controls_to(s, NULL) != strlen(s))
+	/* A name ends up in keys, logs and one-line messages: no line breaks
+	 * or other control characters, C1 included (runc allows none in an
+	 * id), and UTF-8 only (sc_name_printable()). */
+	if (max != PATH_MAX && !sc_name_printable(s, strlen(s)))
 		return sc_failf(ret_error, "%s%s: contains a control character or a byte that is not UTF-8", where,
 				field);
 	*ret = strdup(s);

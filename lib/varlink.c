@@ -355,10 +355,12 @@ out:
 /* JSON text is UTF-8, and a peer drops a message that is not (the parser
  * here does). A string may hold bytes that are no UTF-8: a comm the kernel
  * cut inside a character, a program's path in another charset. json-c
- * writes them as they are, and only inside strings: each is sent as
- * U+FFFD, the replacement character, as the metrics file writes it. n:
- * the text's length, NUL not included; NULL if out of memory. */
-static char *utf8_only(const char *s, size_t *n)
+ * writes them as they are, and only inside strings. In a reply each is
+ * sent as U+FFFD, the replacement character, as the metrics file writes
+ * it: what is shown reads a little off, nothing acts on it. A call is
+ * refused (-EILSEQ): a path or a name it carries would, so changed, name
+ * something else. n: the text's length, NUL not included. */
+static int utf8_only(const char *s, size_t *n, bool replace, char **ret)
 {
 	static const char replacement[3] = "\xef\xbf\xbd";
 	size_t bad = 0, k, o = 0;
@@ -367,9 +369,11 @@ static char *utf8_only(const char *s, size_t *n)
 	for (size_t i = 0; i < *n; i += k)
 		if (!(k = sc_utf8_len(s + i)))
 			bad++, k = 1;
+	if (bad && !replace)
+		return -EILSEQ;
 	buf = malloc(*n + 2 * bad + 1);
 	if (!buf)
-		return NULL;
+		return -ENOMEM;
 	for (size_t i = 0; i < *n; i += k) {
 		if ((k = sc_utf8_len(s + i))) {
 			memcpy(buf + o, s + i, k);
@@ -382,26 +386,26 @@ static char *utf8_only(const char *s, size_t *n)
 	}
 	buf[o] = '\0';
 	*n = o;
-	return buf;
+	*ret = buf;
+	return 0;
 }
 
 /* Consumes o. */
-static int encode(json_object *o, char **ret_buf, size_t *ret_len)
+static int encode(json_object *o, bool replace, char **ret_buf, size_t *ret_len)
 {
 	const char *s;
 	size_t n = 0;
-	char *buf;
+	char *buf = NULL;
+	int r;
 
 	if (!o)
 		return -ENOMEM;
 	s = json_object_to_json_string_length(o, JSON_C_TO_STRING_PLAIN |
 							 JSON_C_TO_STRING_NOSLASHESCAPE, &n);
-	buf = s ? utf8_only(s, &n) : NULL;
-	if (!buf) {
-		json_object_put(o);
-		return -ENOMEM;
-	}
+	r = s ? utf8_only(s, &n, replace, &buf) : -ENOMEM;
 	json_object_put(o);
+	if (r < 0)
+		return r;
 	*ret_buf = buf;
 	*ret_len = n + 1;
 	return 0;
@@ -443,7 +447,7 @@ int vl_encode_reply(json_object *params, char **ret_buf, size_t *ret_len)
 
 	if (o && add_params(o, params) < 0)
 		o = drop(o);
-	return encode(o, ret_buf, ret_len);
+	return encode(o, true, ret_buf, ret_len);
 }
 
 int vl_encode_error(const char *error, json_object *params, char **ret_buf, size_t *ret_len)
@@ -452,7 +456,7 @@ int vl_encode_error(const char *error, json_object *params, char **ret_buf, size
 
 	if (o && (add_string(o, "error", error) < 0 || add_params(o, params) < 0))
 		o = drop(o);
-	return encode(o, ret_buf, ret_len);
+	return encode(o, true, ret_buf, ret_len);
 }
 
 int vl_encode_call(const char *method, json_object *params, bool oneway, char **ret_buf,
@@ -464,5 +468,5 @@ int vl_encode_call(const char *method, json_object *params, bool oneway, char **
 		o = drop(o);
 	if (o && oneway && json_object_object_add(o, "oneway", json_object_new_boolean(1)) < 0)
 		o = drop(o);
-	return encode(o, ret_buf, ret_len);
+	return encode(o, false, ret_buf, ret_len);
 }

@@ -184,3 +184,9 @@ if command -v localedef >/dev/null && localedef -i tr_TR -f UTF-8 "$work/loc/tr_
 else
 	echo "SKIP: $T/turkish-locale-columns: no localedef, or no tr_TR source (package locales)"
 fi
+
+# A call cannot carry a byte that is not UTF-8: the CLI says so rather
+# than have the daemon act on another path.
+mkdir -p "$work/caf$(printf '\351')"
+out=$($cs check-config "$work/caf$(printf '\351')" 2>&1)
+result call-not-utf8-refused 1 "^coresched: io.coresched.CheckConfig failed: an argument is not UTF-8" $? "$out"

@@ -785,3 +785,43 @@ if start_daemon; then
 else
 	echo "FAIL: $T/cut-comm: the dry run did not start: $why"
 fi
+
+# A container's id and sandbox become keys: one with a NUL inside, a
+# control character or U+FFFD (what a lone surrogate escape is read as)
+# could stand for another container's, and is refused.
+if start_daemon; then
+	sleep 1000 </dev/null >/dev/null 2>&1 &
+	ctr=$!
+	pids+=("$ctr")
+	out=$(python3 - "$W/sock" "$ctr" <<'EOF' 2>&1
+import json, socket, sys
+def call(params):
+    s = socket.socket(socket.AF_UNIX)
+    s.connect(sys.argv[1])
+    s.sendall(json.dumps({"method": "io.coresched.AssignContainer", "parameters": params}).encode() + b"\0")
+    buf = b""
+    while not buf.endswith(b"\0"):
+        d = s.recv(65536)
+        if not d:
+            break
+        buf += d
+    return json.loads(buf[:-1])
+pid = int(sys.argv[2])
+bad = 0
+for field, value in (("id", "ctr\x00one"), ("id", "a\udc00"), ("id", "a\ufffd"), ("id", "a\x1bb"),
+                     ("id", "a\x9bb"), ("sandbox", "sb\x00x")):
+    params = {"pid": pid, "id": "ctr-ok", "policy": "trusted", field: value}
+    r = call(params)
+    if r.get("error") != "org.varlink.service.InvalidParameter" or r.get("parameters", {}).get("parameter") != field:
+        print("accepted %s=%r: %s" % (field, value, r)); bad = 1
+r = call({"pid": pid, "id": "caf\u00e9-1", "policy": "trusted"})
+if r.get("error") == "org.varlink.service.InvalidParameter":
+    print("refused a printable UTF-8 id: %s" % r); bad = 1
+sys.exit(bad)
+EOF
+)
+	result container-names-refused 0 '' $? "$out"
+	stop_daemon
+else
+	echo "FAIL: $T/container-names-refused: the dry run did not start: $why"
+fi

@@ -339,9 +339,14 @@ static void reply_strings_not_utf8(void)
 	CHECK(json_object_object_get_ex(got, "exe", &v) &&
 	      strcmp(json_object_get_string(v), "/opt/ab\xef\xbf\xbd\xc2\x9b\xe2\x82\xac\\x") == 0);
 	json_object_put(got);
-	json_object_put(p);
 	free(buf);
 	free(name);
+	/* A call is refused instead: its path or name, so changed, would
+	 * name something else. */
+	buf = NULL;
+	CHECK(vl_encode_call("io.coresched.CheckConfig", p, false, &buf, &len) == -EILSEQ);
+	CHECK(buf == NULL);
+	json_object_put(p);
 }
 
 int main(void)

@@ -40,7 +40,7 @@ static int report_failures(json_object *reply, const char *verb)
 
 	daemon_call_escape(reply);
 	json_object_object_get_ex(reply, "failed", &failed);
-	for (size_t i = 0; i < json_object_array_length(failed); i++) {
+	for (size_t i = 0; i < daemon_call_len(failed); i++) {
 		json_object *f = json_object_array_get_idx(failed, i);
 		const char *error = daemon_call_str(f, "error", "failed");
 
@@ -58,7 +58,7 @@ static void report_done(json_object *reply, const char *list, const char *what)
 		return;
 	daemon_call_escape(reply);
 	json_object_object_get_ex(reply, list, &done);
-	for (size_t i = 0; i < json_object_array_length(done); i++)
+	for (size_t i = 0; i < daemon_call_len(done); i++)
 		fprintf(stderr, "coresched: %s PID %d%s%s%s%s\n", what,
 			json_object_get_int(json_object_array_get_idx(done, i)),
 			*list == 'a' ? " to group " : "", *list == 'a' ? daemon_call_str(reply, "group", "") : "",
@@ -255,10 +255,10 @@ int cli_cmd_check_config(int argc, char **argv)
 		return r < 0 ? 0 : r;
 	daemon_call_escape(reply);
 	json_object_object_get_ex(reply, "errors", &errors);
-	for (size_t i = 0; i < json_object_array_length(errors); i++)
+	for (size_t i = 0; i < daemon_call_len(errors); i++)
 		fprintf(stderr, "%s\n", json_object_get_string(json_object_array_get_idx(errors, i)));
 	json_object_object_get_ex(reply, "warnings", &warnings);
-	for (size_t i = 0; i < json_object_array_length(warnings); i++)
+	for (size_t i = 0; i < daemon_call_len(warnings); i++)
 		fprintf(stderr, "warning: %s\n", json_object_get_string(json_object_array_get_idx(warnings, i)));
 	r = daemon_call_bool(reply, "ok") ? 0 : EXIT_FAILURE;
 	if (r == 0)

@@ -49,9 +49,9 @@ static int print_config_errors(json_object *params)
 	json_object *errors = NULL;
 
 	json_object_object_get_ex(params, "errors", &errors);
-	for (size_t i = 0; i < json_object_array_length(errors); i++)
+	for (size_t i = 0; i < daemon_call_len(errors); i++)
 		fprintf(stderr, "%s\n", json_object_get_string(json_object_array_get_idx(errors, i)));
-	if (json_object_array_length(errors) == 0)
+	if (daemon_call_len(errors) == 0)
 		fprintf(stderr, "coresched: the configuration is not valid\n");
 	return EXIT_FAILURE;
 }
@@ -180,6 +180,11 @@ int daemon_call(const char *method, json_object *params, json_object **ret_reply
 	r = daemon_call_on(fd, method, params, ret_reply);
 	close(fd);
 	return r;
+}
+
+size_t daemon_call_len(json_object *a)
+{
+	return json_object_is_type(a, json_type_array) ? json_object_array_length(a) : 0;
 }
 
 const char *daemon_call_str(json_object *o, const char *key, const char *dflt)

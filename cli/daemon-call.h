@@ -29,6 +29,10 @@ int daemon_call_pid_failure_code(const char *error);
  * text only after this. JSON output needs none (json-c escapes them). */
 void daemon_call_escape(json_object *o);
 
+/* The length of a reply's array member: 0 for an absent, null or
+ * mistyped one (json-c asserts on those). */
+size_t daemon_call_len(json_object *a);
+
 /* Members of a reply, with defaults for absent or null ones. */
 const char *daemon_call_str(json_object *o, const char *key, const char *dflt);
 long long daemon_call_int(json_object *o, const char *key, long long dflt);

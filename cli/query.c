@@ -96,7 +96,7 @@ static void status_exposure(json_object *s)
 	size_t n;
 
 	if (!json_object_object_get_ex(s, "exposure", &x) || !json_object_is_type(x, json_type_array) ||
-	    !(n = json_object_array_length(x)))
+	    !(n = daemon_call_len(x)))
 		return;
 	printf("untagged before placement:\n");
 	for (size_t i = 0; i < n; i++) {
@@ -147,7 +147,7 @@ static void status_print(json_object *s)
 	printf("config generation: %lld\n", daemon_call_int(s, "config_generation", 0));
 	printf("config sources:\n");
 	json_object_object_get_ex(s, "config_sources", &src);
-	for (size_t i = 0; i < json_object_array_length(src); i++)
+	for (size_t i = 0; i < daemon_call_len(src); i++)
 		printf("  %s\n", json_object_get_string(json_object_array_get_idx(src, i)));
 	printf("groups: %lld\n", daemon_call_int(s, "groups", 0));
 	printf("keys: %lld\n", daemon_call_int(s, "keys", 0));
@@ -239,7 +239,7 @@ int cli_cmd_list(int argc, char **argv)
 	}
 	table_json_flag(t, "dry_run", dry_run_note(reply));
 	json_object_object_get_ex(reply, "groups", &groups);
-	for (size_t i = 0; i < json_object_array_length(groups) && r >= 0; i++)
+	for (size_t i = 0; i < daemon_call_len(groups) && r >= 0; i++)
 		r = list_row(t, json_object_array_get_idx(groups, i));
 	json_object_put(reply);
 	return table_print_free(t);
@@ -370,11 +370,11 @@ static bool ps_missing(json_object *asked, json_object *procs)
 {
 	bool any = false;
 
-	for (size_t i = 0; asked && i < json_object_array_length(asked); i++) {
+	for (size_t i = 0; asked && i < daemon_call_len(asked); i++) {
 		int pid = json_object_get_int(json_object_array_get_idx(asked, i));
 		bool found = false;
 
-		for (size_t j = 0; !found && j < json_object_array_length(procs); j++)
+		for (size_t j = 0; !found && j < daemon_call_len(procs); j++)
 			found = daemon_call_int(json_object_array_get_idx(procs, j), "pid", 0) == pid;
 		if (!found) {
 			fprintf(stderr, "coresched: PID %d: not a process coreschedd tracks%s\n", pid,
@@ -410,7 +410,7 @@ int cli_cmd_ps(int argc, char **argv)
 	json_object_object_get_ex(reply, "processes", &procs);
 	if (procs)
 		json_object_array_sort(procs, by_pid);
-	for (size_t i = 0; i < json_object_array_length(procs) && r >= 0; i++)
+	for (size_t i = 0; i < daemon_call_len(procs) && r >= 0; i++)
 		r = ps_row(t, json_object_array_get_idx(procs, i));
 	missing = ps_missing(a.pids, procs);
 	if (daemon_call_bool(reply, "truncated"))
@@ -426,9 +426,9 @@ int cli_cmd_ps(int argc, char **argv)
 static void explain_rules(json_object *rules)
 {
 	printf("rules, in evaluation order:\n");
-	if (json_object_array_length(rules) == 0)
+	if (daemon_call_len(rules) == 0)
 		printf("  (no groups are configured)\n");
-	for (size_t i = 0; i < json_object_array_length(rules); i++) {
+	for (size_t i = 0; i < daemon_call_len(rules); i++) {
 		json_object *r = json_object_array_get_idx(rules, i);
 
 		printf("  %-3s %s (%s): %s\n", daemon_call_bool(r, "matched") ? "yes" : "no",

@@ -144,7 +144,7 @@ static int print_totals(struct table *t, json_object *reply)
 	int r = 0;
 
 	json_object_object_get_ex(reply, "keys", &keys);
-	for (size_t i = 0; i < json_object_array_length(keys) && r >= 0; i++)
+	for (size_t i = 0; i < daemon_call_len(keys) && r >= 0; i++)
 		r = totals_row(t, json_object_array_get_idx(keys, i));
 	return table_print_free(t);
 }
@@ -163,7 +163,7 @@ static json_object *find_key(json_object *sample, const char *group, const char 
 	json_object *keys = NULL;
 
 	json_object_object_get_ex(sample, "keys", &keys);
-	for (size_t i = 0; i < json_object_array_length(keys); i++) {
+	for (size_t i = 0; i < daemon_call_len(keys); i++) {
 		json_object *k = json_object_array_get_idx(keys, i);
 
 		if (strcmp(daemon_call_str(k, "group", ""), group) == 0 &&
@@ -232,7 +232,7 @@ static int print_samples(struct table *t, json_object **samples, long n)
 	int r = buf ? 0 : -ENOMEM;
 
 	json_object_object_get_ex(samples[n], "keys", &keys);
-	for (size_t i = 0; i < json_object_array_length(keys) && r >= 0; i++)
+	for (size_t i = 0; i < daemon_call_len(keys) && r >= 0; i++)
 		r = key_rows(t, samples, n, json_object_array_get_idx(keys, i), buf);
 	free(buf);
 	if (r < 0) {
@@ -282,7 +282,7 @@ static int print_untagged(struct stats_args *a)
 		return cli_error(-EPROTONOSUPPORT,
 				 "coreschedd does not report the exposure (restart it after an upgrade)");
 	}
-	for (size_t i = 0; i < json_object_array_length(x) && r >= 0; i++) {
+	for (size_t i = 0; i < daemon_call_len(x) && r >= 0; i++) {
 		json_object *g = json_object_array_get_idx(x, i);
 		char n[32], cpu[32];
 		const char *v[ARRAY_SIZE(untagged_cols)] = {};

@@ -190,3 +190,23 @@ fi
 mkdir -p "$work/caf$(printf '\351')"
 out=$($cs check-config "$work/caf$(printf '\351')" 2>&1)
 result call-not-utf8-refused 1 "^coresched: io.coresched.CheckConfig failed: an argument is not UTF-8" $? "$out"
+
+# A reply without a list the CLI prints (an older or newer daemon) shows
+# an empty list; the CLI does not abort.
+kill $fake 2>/dev/null
+wait $fake 2>/dev/null
+rm -f "$CORESCHED_SOCKET"
+cat > "$work/replies.json" <<'EOF2'
+{"io.coresched.Explain": {"parameters": {"pid": 42, "comm": "x"}},
+ "io.coresched.Status": {"parameters": {"version": "0.0.9"}},
+ "io.coresched.Stats": {"parameters": {}}}
+EOF2
+python3 tests/host/fake-coreschedd.py "$CORESCHED_SOCKET" "$work/replies.json" &
+fake=$!
+i=0; while [ ! -S "$CORESCHED_SOCKET" ] && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
+out=$($cs explain 42 2>&1)
+result explain-no-rules 0 '(no groups are configured)' $? "$out"
+out=$($cs status 2>&1)
+result status-no-sources 0 '^config sources:$' $? "$out"
+out=$($cs stats 2>&1)
+result stats-no-keys 0 '' $? "$out"

@@ -11,6 +11,7 @@
 
 #include "cli.h"
 #include "daemon-call.h"
+#include "errmsg.h"
 
 #define MAX_PIDS 4096
 
@@ -39,7 +40,11 @@ static int report_failures(json_object *reply, const char *verb)
 	int status = 0;
 
 	daemon_call_escape(reply);
-	json_object_object_get_ex(reply, "failed", &failed);
+	if (json_object_object_get_ex(reply, "failed", &failed) && failed &&
+	    !json_object_is_type(failed, json_type_array)) {
+		fprintf(stderr, "coresched: coreschedd answered with a malformed list of failures\n");
+		return EXIT_FAILURE;
+	}
 	for (size_t i = 0; i < daemon_call_len(failed); i++) {
 		json_object *f = json_object_array_get_idx(failed, i);
 		const char *error = daemon_call_str(f, "error", "failed");
@@ -235,6 +240,27 @@ int cli_cmd_reload(int argc, char **argv)
 	return 0;
 }
 
+/* Whether the resolved path can go to the daemon; says why not. */
+static bool utf8_path(const char *arg, const char *path)
+{
+	char *a, *p;
+	size_t k;
+
+	for (const char *c = path; *c; c += k)
+		if (!(k = sc_utf8_len(c))) {
+			a = sc_escape_controls(arg);
+			p = sc_escape_controls(path);
+			fprintf(stderr,
+				"coresched: cannot use %s: its full path %s is not UTF-8, which the daemon's protocol "
+				"cannot carry\n",
+				a ? a : "", p ? p : "");
+			free(a);
+			free(p);
+			return false;
+		}
+	return true;
+}
+
 int cli_cmd_check_config(int argc, char **argv)
 {
 	json_object *params = json_object_new_object(), *reply, *errors = NULL, *warnings = NULL;
@@ -246,6 +272,10 @@ int cli_cmd_check_config(int argc, char **argv)
 	/* The daemon resolves paths from its own working directory. */
 	if (r == 0 && optind < argc && !realpath(argv[optind], dir))
 		r = cli_error(-errno, "cannot use %s", argv[optind]);
+	/* Through a link, or from the working directory, the path sent may
+	 * hold what the argument does not. */
+	if (r == 0 && optind < argc && !utf8_path(argv[optind], dir))
+		r = EXIT_FAILURE;
 	if (r == 0 && optind < argc)
 		json_object_object_add(params, "dir", json_object_new_string(dir));
 	if (r == 0)
@@ -261,6 +291,8 @@ int cli_cmd_check_config(int argc, char **argv)
 	for (size_t i = 0; i < daemon_call_len(warnings); i++)
 		fprintf(stderr, "warning: %s\n", json_object_get_string(json_object_array_get_idx(warnings, i)));
 	r = daemon_call_bool(reply, "ok") ? 0 : EXIT_FAILURE;
+	if (r && !daemon_call_len(errors))
+		fprintf(stderr, "coresched: the configuration is not valid\n");
 	if (r == 0)
 		printf("ok\n");
 	json_object_put(reply);

@@ -207,6 +207,13 @@ static int ask_daemon(const struct oci_state *s, int timeout_ms, sc_cookie *ret)
 			(int)(deadline > now_ms() ? deadline - now_ms() : 0), &params, &ename);
 	json_object_put(p);
 	close(fd);
+	/* A name that cannot be sent is a refusal, not a daemon out of reach
+	 * (which FailMode=open would let start untagged). The state's names
+	 * are checked already; this is the last guard. */
+	if (r == -EILSEQ) {
+		fprintf(stderr, PREFIX "container %s: a name in its state is not UTF-8\n", s->id);
+		return 1;
+	}
 	if (r < 0)
 		return r;
 	/* A hook run as a user (a rootless engine reads the same hooks.d, and

@@ -154,7 +154,7 @@ static void status_print(json_object *s)
 	printf("cookie holders: %lld\n", daemon_call_int(s, "live_cookies", 0));
 	printf("tracked processes: %lld\n", daemon_call_int(s, "tracked_processes", 0));
 	printf("clients: %lld\n", daemon_call_int(s, "clients", 0));
-	if (json_object_object_get_ex(s, "counters", &cnt) && cnt) {
+	if (json_object_object_get_ex(s, "counters", &cnt) && json_object_is_type(cnt, json_type_object)) {
 		printf("counters:\n");
 		status_counters(cnt);
 	}
@@ -408,7 +408,7 @@ int cli_cmd_ps(int argc, char **argv)
 	}
 	table_json_flag(t, "dry_run", dry_run_note(reply));
 	json_object_object_get_ex(reply, "processes", &procs);
-	if (procs)
+	if (json_object_is_type(procs, json_type_array))
 		json_object_array_sort(procs, by_pid);
 	for (size_t i = 0; i < daemon_call_len(procs) && r >= 0; i++)
 		r = ps_row(t, json_object_array_get_idx(procs, i));

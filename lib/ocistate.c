@@ -74,8 +74,8 @@ static int get_string(json_object *o, const char *where, const char *field, size
 	 * or other control characters, C1 included (runc allows none in an
 	 * id), and UTF-8 only (sc_name_printable()). */
 	if (max != PATH_MAX && !sc_name_printable(s, strlen(s)))
-		return sc_failf(ret_error, "%s%s: contains a control character or a byte that is not UTF-8", where,
-				field);
+		return sc_failf(ret_error, "%s%s: contains a control character, a byte that is not UTF-8 or U+FFFD",
+				where, field);
 	*ret = strdup(s);
 	return *ret ? 0 : -ENOMEM;
 }
@@ -108,6 +108,14 @@ static int check_annotations(json_object *a, char **ret_error)
 	return 0;
 }
 
+static void drop_empty(char **s)
+{
+	if (*s && !**s) {
+		free(*s);
+		*s = NULL;
+	}
+}
+
 static int get_annotations(json_object *o, struct oci_state *s, char **ret_error)
 {
 	const char *w = "annotations.";
@@ -128,6 +136,12 @@ static int get_annotations(json_object *o, struct oci_state *s, char **ret_error
 		r = get_string(a, w, OCI_ANNOTATION_CRI_SANDBOX, OCI_ID_MAX, &s->sandbox, ret_error);
 	if (r >= 0)
 		r = get_string(a, w, OCI_ANNOTATION_CRIO_SANDBOX, OCI_ID_MAX, &crio, ret_error);
+	/* An empty group or sandbox names none: as if absent (the daemon
+	 * refuses an empty name, and the other sandbox annotation may hold
+	 * the id). */
+	drop_empty(&s->group);
+	drop_empty(&s->sandbox);
+	drop_empty(&crio);
 	if (r >= 0 && !s->sandbox)
 		s->sandbox = crio;
 	else

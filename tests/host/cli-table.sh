@@ -186,10 +186,13 @@ else
 fi
 
 # A call cannot carry a byte that is not UTF-8: the CLI says so rather
-# than have the daemon act on another path.
+# than have the daemon act on another path or name.
 mkdir -p "$work/caf$(printf '\351')"
-out=$($cs check-config "$work/caf$(printf '\351')" 2>&1)
-result call-not-utf8-refused 1 "^coresched: io.coresched.CheckConfig failed: an argument is not UTF-8" $? "$out"
+ln -s "$work/caf$(printf '\351')" "$work/link"
+out=$($cs check-config "$work/link" 2>&1)
+result check-config-path-not-utf8 1 "^coresched: cannot use $work/link: its full path $work/caf\\\\xe9 is not UTF-8" $? "$out"
+out=$($cs assign -g "web$(printf '\351')" 42 2>&1)
+result call-not-utf8-refused 1 "^coresched: io.coresched.Assign failed: an argument is not UTF-8, which the daemon's protocol cannot carry\$" $? "$out"
 
 # A reply without a list the CLI prints (an older or newer daemon) shows
 # an empty list; the CLI does not abort.
@@ -198,8 +201,11 @@ wait $fake 2>/dev/null
 rm -f "$CORESCHED_SOCKET"
 cat > "$work/replies.json" <<'EOF2'
 {"io.coresched.Explain": {"parameters": {"pid": 42, "comm": "x"}},
- "io.coresched.Status": {"parameters": {"version": "0.0.9"}},
- "io.coresched.Stats": {"parameters": {}}}
+ "io.coresched.Status": {"parameters": {"version": "0.0.9", "counters": [1, 2]}},
+ "io.coresched.Stats": {"parameters": {}},
+ "io.coresched.ListProcesses": {"parameters": {"processes": {"pid": 42}}},
+ "io.coresched.Assign": {"parameters": {"group": "web", "failed": {"pid": 42, "error": "no such process"}}},
+ "io.coresched.CheckConfig": {"parameters": {"ok": false, "errors": "x"}}}
 EOF2
 python3 tests/host/fake-coreschedd.py "$CORESCHED_SOCKET" "$work/replies.json" &
 fake=$!
@@ -210,3 +216,10 @@ out=$($cs status 2>&1)
 result status-no-sources 0 '^config sources:$' $? "$out"
 out=$($cs stats 2>&1)
 result stats-no-keys 0 '' $? "$out"
+out=$($cs ps 2>&1)
+result ps-processes-not-a-list 0 '' $? "$out"
+# A list of failures that is not a list is no success.
+out=$($cs assign -g web 42 2>&1)
+result assign-failures-malformed 1 'malformed list of failures' $? "$out"
+out=$($cs check-config 2>&1)
+result check-config-invalid-says-so 1 '^coresched: the configuration is not valid$' $? "$out"

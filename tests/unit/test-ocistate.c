@@ -75,6 +75,18 @@ static void sandbox_crio_and_precedence(void)
 		    &s, &error) == 0);
 	CHECK_STREQ(s.sandbox, "cri");
 	ocihook_state_done(&s);
+	/* An empty one names none: the other is used, and an empty group is
+	 * no group (the daemon would refuse either, stopping the container). */
+	CHECK(parse("{\"id\":\"c\",\"pid\":2,\"annotations\":{\"io.kubernetes.cri-o.SandboxID\":\"crio\","
+		    "\"io.kubernetes.cri.sandbox-id\":\"\",\"io.coresched.group\":\"\"}}",
+		    &s, &error) == 0);
+	CHECK_STREQ(s.sandbox, "crio");
+	CHECK(s.group == NULL);
+	ocihook_state_done(&s);
+	CHECK(parse("{\"id\":\"c\",\"pid\":2,\"annotations\":{\"io.kubernetes.cri.sandbox-id\":\"\"}}", &s,
+		    &error) == 0);
+	CHECK(s.sandbox == NULL);
+	ocihook_state_done(&s);
 }
 
 static void rejects_invalid_json(void)
@@ -106,11 +118,12 @@ static void rejects_control_characters(void)
 	rejects("{\"id\":\"c\",\"pid\":1,\"annotations\":{\"io.coresched.group\":\"w\\te\"}}",
 		"contains a control character");
 	/* C1, as JSON's \u escape or as UTF-8, and bytes that are not UTF-8. */
-	rejects("{\"id\":\"a\\u009bb\",\"pid\":1}", "id: contains a control character or a byte that is not UTF-8");
+	rejects("{\"id\":\"a\\u009bb\",\"pid\":1}", "id: contains a control character, a byte that is not UTF-8 or U+FFFD");
 	rejects("{\"id\":\"a\xc2\x9b" "b\",\"pid\":1}", "id: contains a control character");
-	rejects("{\"id\":\"a\xff\",\"pid\":1}", "id: contains a control character or a byte that is not UTF-8");
+	rejects("{\"id\":\"a\xff\",\"pid\":1}", "id: contains a control character, a byte that is not UTF-8 or U+FFFD");
 	rejects("{\"id\":\"c\",\"pid\":1,\"annotations\":{\"io.kubernetes.cri.sandbox-id\":\"s\xc3\"}}",
-		"that is not UTF-8");
+		"that is not UTF-8 or U+FFFD");
+	rejects("{\"id\":\"a\\ud800\",\"pid\":1}", "id: contains a control character, a byte that is not UTF-8 or U+FFFD");
 }
 
 static void rejects_bad_pid(void)

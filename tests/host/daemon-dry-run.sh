@@ -793,19 +793,13 @@ if start_daemon; then
 	sleep 1000 </dev/null >/dev/null 2>&1 &
 	ctr=$!
 	pids+=("$ctr")
-	out=$(python3 - "$W/sock" "$ctr" <<'EOF' 2>&1
-import json, socket, sys
+	out=$(python3 - "$W/sock" "$ctr" "$idl" <<'EOF' 2>&1
+import importlib.util, sys
+spec = importlib.util.spec_from_file_location("varlink_idl", sys.argv[3])
+vl = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(vl)
 def call(params):
-    s = socket.socket(socket.AF_UNIX)
-    s.connect(sys.argv[1])
-    s.sendall(json.dumps({"method": "io.coresched.AssignContainer", "parameters": params}).encode() + b"\0")
-    buf = b""
-    while not buf.endswith(b"\0"):
-        d = s.recv(65536)
-        if not d:
-            break
-        buf += d
-    return json.loads(buf[:-1])
+    return vl.call(sys.argv[1], "io.coresched.AssignContainer", params)
 pid = int(sys.argv[2])
 bad = 0
 for field, value in (("id", "ctr\x00one"), ("id", "a\udc00"), ("id", "a\ufffd"), ("id", "a\x1bb"),

@@ -263,7 +263,7 @@ static bool utf8_path(const char *arg, const char *path)
 
 int cli_cmd_check_config(int argc, char **argv)
 {
-	json_object *params = json_object_new_object(), *reply, *errors = NULL, *warnings = NULL;
+	json_object *params = json_object_new_object(), *reply, *errors = NULL, *warnings = NULL, *ok = NULL;
 	char dir[PATH_MAX];
 	int r = parse_group_opts(argc, argv, "check-config", NULL);
 
@@ -290,7 +290,11 @@ int cli_cmd_check_config(int argc, char **argv)
 	json_object_object_get_ex(reply, "warnings", &warnings);
 	for (size_t i = 0; i < daemon_call_len(warnings); i++)
 		fprintf(stderr, "warning: %s\n", json_object_get_string(json_object_array_get_idx(warnings, i)));
-	r = daemon_call_bool(reply, "ok") ? 0 : EXIT_FAILURE;
+	/* Valid only when the daemon says so in so many words, with no error. */
+	r = json_object_object_get_ex(reply, "ok", &ok) && json_object_is_type(ok, json_type_boolean) &&
+			    json_object_get_boolean(ok) && !daemon_call_len(errors) ?
+		    0 :
+		    EXIT_FAILURE;
 	if (r && !daemon_call_len(errors))
 		fprintf(stderr, "coresched: the configuration is not valid\n");
 	if (r == 0)

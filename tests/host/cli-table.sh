@@ -205,7 +205,7 @@ cat > "$work/replies.json" <<'EOF2'
  "io.coresched.Stats": {"parameters": {}},
  "io.coresched.ListProcesses": {"parameters": {"processes": {"pid": 42}}},
  "io.coresched.Assign": {"parameters": {"group": "web", "failed": {"pid": 42, "error": "no such process"}}},
- "io.coresched.CheckConfig": {"parameters": {"ok": false, "errors": "x"}}}
+ "io.coresched.CheckConfig": {"parameters": {"ok": "false", "errors": "x"}}}
 EOF2
 python3 tests/host/fake-coreschedd.py "$CORESCHED_SOCKET" "$work/replies.json" &
 fake=$!
@@ -221,5 +221,6 @@ result ps-processes-not-a-list 0 '' $? "$out"
 # A list of failures that is not a list is no success.
 out=$($cs assign -g web 42 2>&1)
 result assign-failures-malformed 1 'malformed list of failures' $? "$out"
+# "ok" as a string is not a yes.
 out=$($cs check-config 2>&1)
 result check-config-invalid-says-so 1 '^coresched: the configuration is not valid$' $? "$out"

@@ -12,8 +12,9 @@
 
 struct holder;
 
-/* Must run on the main thread before any assignment: makes sure the daemon
- * itself carries cookie 0 and starts the cookie-0 holder used to clear. */
+/* Runs on the main thread before any assignment: makes sure the daemon
+ * itself carries cookie 0 and starts the cookie-0 holder used to clear.
+ * -ENODEV while SMT is off: the first assignment then runs it again. */
 int cookie_init(void);
 void cookie_finalize(void);
 

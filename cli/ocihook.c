@@ -252,6 +252,26 @@ static const char *unreachable_reason(int r, int timeout_ms, char *buf, size_t s
 	return buf;
 }
 
+/* ENODEV says SMT is not there now. Only where it cannot come back
+ * without a reboot (no SMT, or forced off) can nothing isolate a container
+ * for its whole life; SMT switched off at run time (or siblings taken
+ * offline) is switched on again with one write, and a container started
+ * untagged would then share cores untagged. */
+static bool smt_gone_for_good(void)
+{
+	char buf[32] = "";
+	FILE *f = fopen("/sys/devices/system/cpu/smt/control", "re");
+
+	if (f) {
+		if (!fgets(buf, sizeof(buf), f))
+			buf[0] = 0;
+		fclose(f);
+	}
+	buf[strcspn(buf, "\n")] = 0;
+	return strcmp(buf, "notsupported") == 0 || strcmp(buf, "notimplemented") == 0 ||
+	       strcmp(buf, "forceoff") == 0;
+}
+
 /* The daemon is out of reach: isolation by a cookie of the container's
  * own when failing open (no pod sharing, no group: only the daemon knows
  * those), refusal when closed. A trusted container needs nothing, and
@@ -267,7 +287,7 @@ static int without_daemon(const struct oci_state *s, const struct hook_args *a, 
 	if (s->policy && strcmp(s->policy, "trusted") == 0)
 		return UNTAGGED;
 	r = sc_probe();
-	if (r == -EINVAL || (r == -ENODEV && sc_smt_gone_for_good())) {
+	if (r == -EINVAL || (r == -ENODEV && smt_gone_for_good())) {
 		fprintf(stderr, PREFIX "%s, and %s: no cookie could isolate container %s; starting it untagged\n",
 			reason, r == -EINVAL ? "this kernel has no core scheduling (CONFIG_SCHED_CORE)" : "SMT is absent or forced off",
 			s->id);

@@ -150,14 +150,9 @@ void cookie_finalize(void)
 
 static int carry(const struct holder *h)
 {
-	const struct holder *src;
+	const struct holder *src = h ? h : zero_holder;
 	int r;
 
-	/* Not made at start-up (SMT was off, every call answered ENODEV):
-	 * made at the first assignment that can be done. */
-	if (!zero_holder && (r = cookie_init()) < 0)
-		return r;
-	src = h ? h : zero_holder;
 	if (main_cookie == holder_cookie(src))
 		return 0;
 	r = sc_share_from(src->tid);

@@ -12,9 +12,8 @@
 
 struct holder;
 
-/* Runs on the main thread before any assignment: makes sure the daemon
- * itself carries cookie 0 and starts the cookie-0 holder used to clear.
- * -ENODEV while SMT is off: the first assignment then runs it again. */
+/* Must run on the main thread before any assignment: makes sure the daemon
+ * itself carries cookie 0 and starts the cookie-0 holder used to clear. */
 int cookie_init(void);
 void cookie_finalize(void);
 

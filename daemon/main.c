@@ -53,7 +53,7 @@ static void usage(FILE *f)
 		   "  -h, --help             show this help\n"
 		   "  -V, --version          show the version\n"
 		   "\nExit status: 0 clean stop, 1 error, 2 bad usage, 3 kernel lacks\n"
-		   "CONFIG_SCHED_CORE, 4 SMT absent or forced off at start-up (never in a dry run).\n");
+		   "CONFIG_SCHED_CORE, 4 SMT absent or off at start-up (never in a dry run).\n");
 }
 
 static int parse_argv(int argc, char **argv)
@@ -338,16 +338,8 @@ static int setup_kernel(const struct daemon *d)
 		fprintf(stderr, "coreschedd: %s\n", sc_strerror(r));
 		return -EXIT_NO_SCHED_CORE;
 	}
-	/* SMT switched off (booted with nosmt, say) comes back with one
-	 * write: run, and tag what the rules name once it is on, rather than
-	 * leave the switch to be made with no daemon there. */
-	if (r == -ENODEV && !sc_smt_gone_for_good()) {
-		log_warning("SMT is switched off: cookies cannot be set until it is back on (smt/control); "
-			    "processes are tagged then");
-		return 0;
-	}
 	if (r == -ENODEV) {
-		fprintf(stderr, "coreschedd: %s, for good until a reboot (smt/control)\n", sc_strerror(r));
+		fprintf(stderr, "coreschedd: %s\n", sc_strerror(r));
 		return -EXIT_NO_SMT;
 	}
 	if (r < 0) {
@@ -561,8 +553,6 @@ int main(int argc, char **argv)
 	/* The holders are the daemon's first threads: after the drops. A dry
 	 * run has none. */
 	r = d.dry_run ? 0 : cookie_init();
-	if (r == -ENODEV && !sc_smt_gone_for_good())
-		r = 0; /* SMT is off: made at the first assignment once it is on */
 	if (r < 0) {
 		log_errno(LOG_ERR, r, "Failed to set up cookie holders: %m");
 		conf_free(conf);

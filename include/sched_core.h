@@ -3,7 +3,6 @@
  * daemon, the CLI and the hook. Every function returns 0 or a negative errno. */
 #pragma once
 
-#include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
 
@@ -42,12 +41,6 @@ const char *sc_scope_to_string(enum sc_scope scope);
 
 /* One line naming the cause of a failed call, for users. */
 const char *sc_strerror(int negerrno);
-
-/* ENODEV says SMT is not there now. Whether it cannot come back without a
- * reboot (no SMT, or forced off: smt/control says notsupported,
- * notimplemented or forceoff); SMT switched off at run time (or siblings
- * taken offline) is switched on again with one write. */
-bool sc_smt_gone_for_good(void);
 
 /* Fault injection for tests: when the environment variable
  * CORESCHED_FAULT="site:errno[:count],..." names a call site, the call

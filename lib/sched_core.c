@@ -82,21 +82,6 @@ const char *sc_scope_to_string(enum sc_scope scope)
 	return scope_names[scope];
 }
 
-bool sc_smt_gone_for_good(void)
-{
-	char buf[32] = "";
-	FILE *f = fopen("/sys/devices/system/cpu/smt/control", "re");
-
-	if (f) {
-		if (!fgets(buf, sizeof(buf), f))
-			buf[0] = 0;
-		fclose(f);
-	}
-	buf[strcspn(buf, "\n")] = 0;
-	return strcmp(buf, "notsupported") == 0 || strcmp(buf, "notimplemented") == 0 ||
-	       strcmp(buf, "forceoff") == 0;
-}
-
 const char *sc_strerror(int negerrno)
 {
 	switch (-negerrno) {

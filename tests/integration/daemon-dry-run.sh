@@ -43,11 +43,8 @@ else
 	fail says-id-source "kernel $kver, wanted: $want; log: $(tail -n 20 "$DLOG")"
 fi
 planned() { dcs ps -J "$1" 2>/dev/null | cs-json processes.0.cookie; }
-# kids PID: the children of PID (from /proc: the VM has no pgrep -P)
-kids() { cat /proc/[0-9]*/stat 2>/dev/null | sed -n "s/^\([0-9]*\) (.*) [A-Za-z] $1 .*/\1/p"; }
 # for wait_for, which retries a command: each try reads again
 planned_set() { local c; c=$(planned "$1"); [ -n "$c" ] && [ "$c" != 0x0 ]; }
-has_kids() { [ -n "$(kids "$1")" ]; }
 
 bg "$BIN/forker" 3; a=$!
 wait_for planned_set $a
@@ -65,9 +62,11 @@ bg "$BIN/solo" 0; s1=$!
 bg "$BIN/solo" 0; s2=$!
 bg "$BIN/outsider" 0; o1=$!
 wait_for tagged $e1
-wait_for has_kids $e2
+wait_for kids_ready $f1 3
+wait_for kids_ready $e1 2
+wait_for kids_ready $e2 1
 sh=$(kids $e2)
-wait_for has_kids "$sh"
+wait_for kids_ready "$sh" 1
 pids="$f1 $f2 $e1 $e2 $s1 $s2 $o1 $(kids $f1) $(kids $e1) $sh $(kids "$sh")"
 sleep 2
 

@@ -16,12 +16,13 @@ MatchExe=$BIN/pp
 Per=process
 EOF2
 daemon_start || exit 1
-kids() { cat /proc/[0-9]*/stat 2>/dev/null | sed -n "s/^\([0-9]*\) (.*) [A-Za-z] $1 .*/\1/p"; }
 race="" waited=""
 for i in 1 2 3 4; do
 	bg "$BIN/pp" 3 /bin/sleep 1000; race="$race $!"
 	bg "$BIN/pp" -w 10 3 /bin/sleep 1000; waited="$waited $!"
 done
+# own_cookie PID PARENT_COOKIE: PID carries a cookie, not its parent's
+own_cookie() { local c; c=$(cookie "$1"); [ -n "$c" ] && [ "$c" != 0x0 ] && [ "$c" != "$2" ]; }
 # judge NAME PARENTS...: every child of each parent has a cookie that is
 # neither 0 nor its parent's, and no two children share one
 judge() {
@@ -29,9 +30,13 @@ judge() {
 	shift
 	for p in "$@"; do
 		wait_for tagged "$p"
+		# a parent may be placed before its forks: count them all
+		wait_for kids_ready "$p" 3
 		pc=$(cookie "$p")
 		for ch in $(kids "$p"); do
-			wait_for tagged "$ch"
+			# forked after the parent's placement, a child carries
+			# the parent's cookie until the daemon reads its fork
+			wait_for own_cookie "$ch" "$pc"
 			c=$(cookie "$ch")
 			n=$((n + 1))
 			case " $seen " in *" $c "*) bad="$bad $ch:$c(twice)" ;; esac

@@ -48,6 +48,12 @@ tids() { ls "/proc/$1/task" 2>/dev/null; }
 # threads_ready PID N : PID has N threads
 threads_ready() { [ "$(tids "$1" | wc -l)" -eq "$2" ]; }
 
+# kids PID -> the children of PID (from /proc: the VM has no pgrep -P)
+kids() { cat /proc/[0-9]*/stat 2>/dev/null | sed -n "s/^\([0-9]*\) (.*) [A-Za-z] $1 .*/\1/p"; }
+
+# kids_ready PID N : PID has at least N children
+kids_ready() { [ "$(kids "$1" | wc -l)" -ge "$2" ]; }
+
 # all_cookies PID -> the distinct cookies of PID's threads, one line each
 all_cookies() { for t in $(tids "$1"); do cookie "$t"; done | sort -u; }
 

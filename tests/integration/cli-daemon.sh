@@ -204,7 +204,7 @@ oc=$(coresched list -n -r -o GROUP,COOKIE | awk '$1=="open"{print $2}')
 expect_set user-join-open "$(cookie $o1)"
 expect user-join-open-group-cookie "$(cookie $o1)" "$oc"
 bg cs-runas 1000 1000 sleep 100; us=$!
-sleep 0.2
+wait_for grep -qx sleep /proc/$us/comm
 asuser assign -g open $us
 expect user-assign-own-rc $? 0
 expect user-assign-own-cookie "$(cookie $us)" "$oc"

@@ -7,7 +7,8 @@ bg sleep 100
 roots=$!
 bg cs-runas 1001 1001 sleep 100
 others=$!
-sleep 0.3
+# each running sleep: cs-runas's child is root's until its exec
+for p in $own $roots $others; do wait_for grep -qx sleep /proc/$p/comm; done
 
 cs-runas 1000 1000 coresched new -d $own
 expect user-tags-own-rc $? 0
@@ -26,7 +27,7 @@ cs-runas 1000 1000 coresched get 99999 2>/dev/null
 expect no-such-process-rc $? 5
 
 bg cs-runas 1000 1000 coresched new -- sleep 100
-sleep 0.3
+wait_for tagged $!
 expect_set user-runs-tagged "$(cookie $!)"
 
 # A set-user-ID front end executes only the full command line it was built

@@ -35,8 +35,12 @@ expect new-pid-that-thread "$( [ "$(cookie "$one")" != 0x0 ] && echo set)" set
 
 # -t pgid: the whole process group.
 bg setsid sh -c 'sleep 100 & sleep 100 & wait'
-sleep 0.3
-leader=$(ps -o pid,pgid,comm | awk '$3=="sh" && $1==$2 {print $1}' | tail -n1)
+# the group whole: its leader and both sleeps
+pgid_whole() {
+	leader=$(ps -o pid,pgid,comm | awk '$3=="sh" && $1==$2 {print $1}' | tail -n1)
+	[ -n "$leader" ] && [ "$(ps -o pgid,comm | awk -v g="$leader" '$1==g && $2=="sleep"' | wc -l)" -eq 2 ]
+}
+wait_for pgid_whole
 members=$(ps -o pid,pgid | awk -v g="$leader" '$2==g {print $1}')
 coresched new -t pgid -d "$leader"
 distinct=$(for m in $members; do cookie $m; done | sort -u)
@@ -49,7 +53,7 @@ bg coresched new -- sleep 100
 a=$!
 bg sleep 100
 b=$!
-sleep 0.2
+wait_for tagged $a
 coresched copy -s $a -d $b
 expect copy-dest "$(cookie $b)" "$(cookie $a)"
 got=$(coresched copy -s $a -- coresched get | sed -n 's/^cookie of pid [0-9]* is //p')

@@ -68,7 +68,7 @@ g3=$(cookie $p3)
 # may put the group's back before a separate read)
 out=$(coresched new -v -d "$p3" 2>&1) || echo "# new -d: $out"
 expect_distinct still-own-moved "$(printf '%s\n' "$out" | sed -n 's/^coresched: set cookie of PID [0-9]* to //p')" "$g3"
-settled
+settles $p3 "$g3" # put back by a reconcile, however slow
 expect still-own-repaired "$(cookie $p3)" "$g3"
 
 # tester's only placement in a group turns root; root's placement r6 keeps

@@ -68,7 +68,15 @@ wait_for kids_ready $e2 1
 sh=$(kids $e2)
 wait_for kids_ready "$sh" 1
 pids="$f1 $f2 $e1 $e2 $s1 $s2 $o1 $(kids $f1) $(kids $e1) $sh $(kids "$sh")"
-sleep 2
+# All but the outsider are placed by both daemons, each in its own time
+# (a child forked at once may be read well after its parent); then a
+# moment for anything that would move one again
+for p in $pids; do
+	[ "$p" = "$o1" ] && continue
+	wait_for tagged "$p"
+	wait_for planned_set "$p"
+done
+sleep 1
 
 # classes SOURCE PIDS...: "pid:class", pids of one class sharing a
 # cookie (class 0: cookie 0), classes numbered by first appearance

@@ -35,7 +35,10 @@ daemon_start || exit 1
 bg $BIN/pworker 1; a=$!
 bg cs-runas 1000 1000 $BIN/pworker 1; ua=$!
 bg sleep 100; gz=$!
-sleep 0.3
+# each running its program (cs-runas's child is root's until its exec)
+wait_for grep -qx pworker /proc/$a/comm
+wait_for grep -qx pworker /proc/$ua/comm
+wait_for grep -qx sleep /proc/$gz/comm
 coresched assign --group pinned $a || fail assign "coresched assign failed"
 cs-runas 1000 1000 coresched assign --group pinned $ua || fail user-assign "coresched assign as tester failed"
 coresched assign --group gone $gz || fail assign-gone "coresched assign failed"

@@ -39,7 +39,7 @@ bg $BIN/builder 1; b0=$!
 bg cs-runas 1000 1000 $BIN/uworker 1; u0=$!
 in_cgroup tenants/a "$BIN/tworker 1"; ta0=$!
 bg coresched new -- $BIN/trusted 1; tr0=$!
-sleep 0.3
+wait_for tagged $tr0
 expect_set trusted-tagged-before "$(cookie $tr0)"
 
 daemon_start || exit 1
@@ -55,8 +55,9 @@ bg cs-runas 1000 50 $BIN/gworker 1; g1=$!
 bg cs-runas 1001 1001 $BIN/gworker 1; g2=$!
 sleep 0.5
 
-cookie_set() { c=$(cookie "$1"); [ -n "$c" ] && [ "$c" != 0x0 ]; }
-wait_for cookie_set $b1
+# each placed (g2, which no group claims, is judged below); a slow daemon
+# may reach one well after another
+for p in $b1 $u0 $u1 $u2 $ta0 $ta1 $tb1 $p1 $p2 $g1; do wait_for tagged $p; done
 expect_set per-group-set "$(cookie $b1)"
 expect per-group-before-and-after "$(cookie $b0)" "$(cookie $b1)"
 expect per-group-all-threads "$(all_cookies $b1)" "$(cookie $b1)"
@@ -196,8 +197,7 @@ expect restart-keeps-group-cookie "$(cookie $b2)" "$(cookie $b1)"
 # Reload: a broken file keeps the old policy and names file:line.
 printf '[Group bad]\nMatchExe=/x\nBogusKey=1\n' > "$CFG/rules.d/10-bad.conf"
 kill -HUP $DPID
-sleep 0.5
-if grep -q "10-bad.conf:3" "$DLOG"; then pass reload-broken-names-line; else fail reload-broken-names-line "$(tail -5 $DLOG; kill -0 $DPID || echo daemon died)"; fi
+if wait_for grep -q "10-bad.conf:3" "$DLOG"; then pass reload-broken-names-line; else fail reload-broken-names-line "$(tail -5 $DLOG; kill -0 $DPID || echo daemon died)"; fi
 bg $BIN/builder 1; b3=$!
 settles $b3 "$(cookie $b1)"
 expect reload-broken-keeps-policy "$(cookie $b3)" "$(cookie $b1)"

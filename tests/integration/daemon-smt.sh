@@ -14,7 +14,7 @@ MatchExe=$BIN/member
 EOF2
 daemon_start || exit 1
 bg "$BIN/member" 1; a=$!
-settles $a "$(cookie $a)"
+wait_for tagged $a
 c=$(cookie $a)
 expect_set smt-before "$c"
 echo off > $ctl

@@ -85,7 +85,7 @@ wait_for tagged $n
 expect locked-undumpable-nnp "$(sed -n 's/^NoNewPrivs:[[:space:]]*//p' /proc/$n/status)" 1
 expect locked-undumpable-is "$(stat -c %u /proc/$n/status)" 0
 coresched new -d $n >/dev/null 2>&1
-settled
+settles $n "$gc" # put back by a reconcile, however slow
 expect locked-undumpable-held "$(cookie $n)" "$gc"
 # Assigned by the user (no filter, no no_new_privs), it runs a program
 # setuid to root: the lock does not keep root's process for the user.

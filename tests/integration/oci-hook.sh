@@ -106,10 +106,16 @@ expect key-container "$(coresched ps -o KEY -n "$ia" 2>/dev/null | tr -d ' ')" c
 
 # runc exec starts a child of runc, not of the init: only the daemon's
 # cgroup mapping can place it.
+before=$(procs ca)
 "$RUNC" exec -d ca sleep 1000 > "$W/exec.log" 2>&1
-wait_for nprocs_at_least ca 3
-ex=$(procs ca | grep -vx "$ia" | while read -r p; do
-	[ "$(cat /proc/$p/cmdline 2>/dev/null | tr '\0' ' ')" = "sleep 1000 " ] && echo "$p"; done | tail -n1)
+# exec_new: the process runc exec started (not the entrypoint's own sleep),
+# once it runs the command (runc may return before the exec)
+exec_new() {
+	ex=$(procs ca | grep -vxF "$before" | while read -r p; do
+		[ "$(tr '\0' ' ' < /proc/$p/cmdline 2>/dev/null)" = "sleep 1000 " ] && echo "$p"; done | tail -n1)
+	[ -n "$ex" ]
+}
+wait_for exec_new
 if [ -z "$ex" ]; then
 	fail exec-joins "no exec'd process in the container: $(cat "$W/exec.log")"
 else

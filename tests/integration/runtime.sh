@@ -126,10 +126,16 @@ fi
 
 # exec through the wrapper goes straight to runc; the daemon places the
 # process by the container's cgroup.
+before=$(procs a)
 "$SHIM" --root "$ROOT" exec -d a sleep 1000 > "$W/exec.log" 2>&1
-wait_for nprocs_at_least a 2
-ex=$(procs a | grep -vx "$ia" | while read -r p; do
-	[ "$(tr '\0' ' ' < /proc/$p/cmdline 2>/dev/null)" = "sleep 1000 " ] && echo "$p"; done | tail -n1)
+# exec_new: the process runc exec started, once it runs the command (runc
+# may return before the exec; its init shows runc's command line till then)
+exec_new() {
+	ex=$(procs a | grep -vxF "$before" | while read -r p; do
+		[ "$(tr '\0' ' ' < /proc/$p/cmdline 2>/dev/null)" = "sleep 1000 " ] && echo "$p"; done | tail -n1)
+	[ -n "$ex" ]
+}
+wait_for exec_new
 if [ -z "$ex" ]; then
 	fail exec-joins "no exec'd process in container a: $(cat "$W/exec.log")"
 else

@@ -33,13 +33,13 @@ static int add_pids(json_object *params, int argc, char **argv, int from)
 	return 0;
 }
 
-/* Prints each PidFailure; returns the exit code of the last (0: none). */
+/* Prints each PidFailure of a reply escaped by report(); returns the exit
+ * code of the last (0: none). */
 static int report_failures(json_object *reply, const char *verb)
 {
 	json_object *failed = NULL;
 	int status = 0;
 
-	daemon_call_escape(reply);
 	if (json_object_object_get_ex(reply, "failed", &failed) && failed &&
 	    !json_object_is_type(failed, json_type_array)) {
 		fprintf(stderr, "coresched: coreschedd answered with a malformed list of failures\n");
@@ -61,7 +61,6 @@ static void report_done(json_object *reply, const char *list, const char *what)
 
 	if (!cli_verbose)
 		return;
-	daemon_call_escape(reply);
 	json_object_object_get_ex(reply, list, &done);
 	for (size_t i = 0; i < daemon_call_len(done); i++)
 		fprintf(stderr, "coresched: %s PID %d%s%s%s%s\n", what,
@@ -76,6 +75,17 @@ static void dry_run_note(json_object *reply, const char *what)
 {
 	if (daemon_call_bool(reply, "dry_run"))
 		fprintf(stderr, "coresched: coreschedd is in a dry run: nothing is applied; %s\n", what);
+}
+
+/* What an Assign or Clear reply says, its strings escaped once for the
+ * terminal: the dry run, with -v what was done, and each failure. Returns
+ * report_failures()'s code. */
+static int report(json_object *reply, const char *list, const char *what, const char *verb)
+{
+	dry_run_note(reply, "the processes keep the cookies they carry");
+	daemon_call_escape(reply);
+	report_done(reply, list, what);
+	return report_failures(reply, verb);
 }
 
 /* Only -v, -h and, where group is not NULL, -g/--group. */
@@ -126,9 +136,7 @@ int cli_cmd_assign(int argc, char **argv)
 	json_object_put(params);
 	if (r)
 		return r;
-	dry_run_note(reply, "the processes keep the cookies they carry");
-	report_done(reply, "assigned", "assigned");
-	r = report_failures(reply, "assign");
+	r = report(reply, "assigned", "assigned", "assign");
 	json_object_put(reply);
 	return r;
 }
@@ -214,9 +222,7 @@ int cli_cmd_clear_any(int argc, char **argv)
 		close(fd);
 	if (r)
 		return r;
-	dry_run_note(reply, "the processes keep the cookies they carry");
-	report_done(reply, "cleared", "cleared");
-	r = report_failures(reply, "clear");
+	r = report(reply, "cleared", "cleared", "clear");
 	json_object_put(reply);
 	return r;
 }

@@ -95,8 +95,7 @@ static void status_exposure(json_object *s)
 	json_object *x = NULL;
 	size_t n;
 
-	if (!json_object_object_get_ex(s, "exposure", &x) || !json_object_is_type(x, json_type_array) ||
-	    !(n = daemon_call_len(x)))
+	if (!json_object_object_get_ex(s, "exposure", &x) || !(n = daemon_call_len(x)))
 		return;
 	printf("untagged before placement:\n");
 	for (size_t i = 0; i < n; i++) {

@@ -26,13 +26,14 @@ own_cookie() { local c; c=$(cookie "$1"); [ -n "$c" ] && [ "$c" != 0x0 ] && [ "$
 # judge NAME PARENTS...: every child of each parent has a cookie that is
 # neither 0 nor its parent's, and no two children share one
 judge() {
-	local name=$1 p ch c pc bad= seen= n=0
+	local name=$1 p ch c pc bad= seen= n=0 counts=
 	shift
 	for p in "$@"; do
 		wait_for tagged "$p"
 		# a parent may be placed before its forks: count them all
 		wait_for kids_ready "$p" 3
 		pc=$(cookie "$p")
+		counts="$counts $p:$(kids "$p" | wc -l)($(cut -d' ' -f3 /proc/$p/stat 2>/dev/null || echo gone),$pc)"
 		for ch in $(kids "$p"); do
 			# forked after the parent's placement, a child carries
 			# the parent's cookie until the daemon reads its fork
@@ -44,7 +45,7 @@ judge() {
 			seen="$seen $c"
 		done
 	done
-	[ "$n" -eq $(( $# * 3 )) ] || bad="$bad children:$n"
+	[ "$n" -eq $(( $# * 3 )) ] || bad="$bad children:$n, parent:children(state,cookie):$counts"
 	if [ -z "$bad" ]; then pass "$name"; else fail "$name" "$bad"; fi
 }
 judge helper-at-once-own-cookie $race

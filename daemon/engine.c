@@ -300,7 +300,10 @@ static int unclaimed(struct engine *e, struct task *t)
 		t->released = true;
 		return 0;
 	}
-	if (k && k->detached && (g = conf_find_group(e->conf, k->group)) && !g->trusted) {
+	/* Re-keyed where it is kept; UnmatchedExec=clear lets it go below,
+	 * as at an exec. */
+	if (k && k->detached && !e->conf->daemon.unmatched_clear && (g = conf_find_group(e->conf, k->group)) &&
+	    !g->trusted) {
 		engine_key_name_for(g, t, name, sizeof(name));
 		table_set_origin(e, t, ORIGIN_STICKY);
 		return table_join(e, t, g, name, 0);

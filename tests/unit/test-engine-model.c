@@ -1572,6 +1572,39 @@ static void test_unmatched_clear(void)
 	e = engine_free(e);
 }
 
+/* UnmatchedExec=clear and a reload that no longer claims a member: it
+ * returns to 0 as at an exec, also where the same reload re-keys its group
+ * (Per= changed), which moves the members the rules still claim; a member
+ * still claimed gets a cookie of its own there. */
+static void test_unmatched_clear_reload_narrowed(void)
+{
+	const char *before = "[Daemon]\nUnmatchedExec=clear\n[Group web]\nMatchExe=/usr/bin/web /usr/bin/old\n";
+	const char *after[] = {
+		"[Daemon]\nUnmatchedExec=clear\n[Group web]\nMatchExe=/usr/bin/web\n",
+		"[Daemon]\nUnmatchedExec=clear\n[Group web]\nMatchExe=/usr/bin/web\nPer=process\n",
+	};
+
+	for (size_t i = 0; i < 2; i++) {
+		struct fproc *w, *o;
+		sc_cookie wc;
+
+		e = scenario(before);
+		if (!e)
+			return;
+		w = spawn("/usr/bin/web", 1000);
+		o = spawn("/usr/bin/old", 1000);
+		deliver(n_events);
+		wc = cookie_of(w);
+		CHECK(w && o && wc != 0 && cookie_of(o) == wc);
+		conf_free(engine_set_conf(e, load_text(after[i])));
+		CHECK(cookie_of(o) == 0);
+		CHECK(engine_task(e, o->pid) && !engine_task(e, o->pid)->key);
+		CHECK(cookie_of(w) != 0 && engine_task(e, w->pid) && engine_task(e, w->pid)->key);
+		CHECK(i == 1 || cookie_of(w) == wc);
+		e = engine_free(e);
+	}
+}
+
 /* UnmatchedExec=clear: a member runs a helper and forks at once, before
  * the daemon took the exec: the child carries the group's cookie, which
  * the kernel copied. It is the helper's, in no group: back to 0 with its
@@ -7108,6 +7141,7 @@ int main(void)
 	RUN(test_key_share_sessions);
 	RUN(test_unmatched_keep);
 	RUN(test_unmatched_clear);
+	RUN(test_unmatched_clear_reload_narrowed);
 	RUN(test_startup_helper_forked_during_the_walk);
 	RUN(test_startup_fork_before_the_walk_reads_the_parent);
 	RUN(test_startup_loss_before_caught_up_keeps_job_out);

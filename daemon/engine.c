@@ -284,8 +284,9 @@ static int decide(struct engine *e, struct task *t);
 
 /* No group claims t. The kernel kept its cookie across the exec, and so
  * does the policy (UnmatchedExec=keep): a member that runs a helper stays
- * isolated. A key whose group a reload removed lets its members go; one
- * whose group changed Per= or Trusted= re-keys them within the group. */
+ * isolated. A key whose group a reload removed or made trusted lets its
+ * members go; one whose group changed Per= re-keys them within the group.
+ * UnmatchedExec=clear lets every one go, as at an exec. */
 static int unclaimed(struct engine *e, struct task *t)
 {
 	const struct group *g;
@@ -317,7 +318,7 @@ static int unclaimed(struct engine *e, struct task *t)
 		 * at once, its fork event still to come) carries the key's
 		 * cookie, which is no member's claim on it (see
 		 * inherited_stray()). */
-		if (k && !k->detached && k->cookie && e->conf->daemon.unmatched_clear) {
+		if (k && k->cookie && e->conf->daemon.unmatched_clear) {
 			/* Not dated: a fork that began before the clear copies
 			 * the cookie, and the kernel stamps its event at its
 			 * end. Until it is in a key again (engine_evaluate()). */

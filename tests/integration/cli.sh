@@ -54,6 +54,7 @@ a=$!
 bg sleep 100
 b=$!
 wait_for tagged $a
+expect_set copy-source "$(cookie $a)"
 coresched copy -s $a -d $b
 expect copy-dest "$(cookie $b)" "$(cookie $a)"
 got=$(coresched copy -s $a -- coresched get | sed -n 's/^cookie of pid [0-9]* is //p')

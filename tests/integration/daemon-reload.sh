@@ -20,14 +20,14 @@ for w in steady team gone gonex split trust na nb nc fresh pinr pinx loner; do w
 # its cookie, and they run sleep, which no group claims
 for f in gonef splitf trustf; do cp /usr/libexec/coresched-tests/cs-forker "$BIN/$f"; done
 
-GONE=yes SPLIT=group TRUST=no NARROW="$BIN/na $BIN/nb" FRESH=no PIN="$BIN/pinr" PINPER=group GRAB=no UNMATCHED=keep
+GONE=yes SPLITEXE="$BIN/split $BIN/splitf" SPLIT=group TRUST=no NARROW="$BIN/na $BIN/nb" FRESH=no PIN="$BIN/pinr" PINPER=group GRAB=no UNMATCHED=keep
 write_conf() {
 	{
 		printf '[Daemon]\nReconcileSec=1\nUnmatchedExec=%s\n' $UNMATCHED
 		printf '[Group steady]\nMatchExe=%s\nPer=process\n' "$BIN/steady"
 		printf '[Group team]\nMatchExe=%s\nPer=user\n' "$BIN/team"
 		[ $GONE = yes ] && printf '[Group gone]\nMatchExe=%s %s\n' "$BIN/gone" "$BIN/gonef"
-		printf '[Group split]\nMatchExe=%s %s\nPer=%s\n' "$BIN/split" "$BIN/splitf" $SPLIT
+		printf '[Group split]\nMatchExe=%s\nPer=%s\n' "$SPLITEXE" $SPLIT
 		printf '[Group trust]\nMatchExe=%s %s\nTrusted=%s\n' "$BIN/trust" "$BIN/trustf" $TRUST
 		printf '[Group narrow]\nMatchExe=%s\n' "$NARROW"
 		[ $FRESH = yes ] && printf '[Group fresh]\nMatchExe=%s\n' "$BIN/fresh"
@@ -63,10 +63,12 @@ reconciled() {
 	done
 	fail reconciled "no reconcile pass within 30 s ($n0 -> $(counter reconciles))"
 }
-# all_zero NAME PID...: each of them at cookie 0 (waited for)
+# all_zero NAME PID...: each of them at cookie 0 (waited for); none given
+# is a failure (a helper list left empty)
 all_zero() {
 	local name=$1 p bad=
 	shift
+	[ $# -gt 0 ] || { fail "$name" "no processes to judge"; return; }
 	for p in "$@"; do settles "$p" 0x0 || bad="$bad $p:$(cookie "$p")"; done
 	if [ -z "$bad" ]; then pass "$name"; else fail "$name" "not at cookie 0:$bad"; fi
 }
@@ -80,6 +82,8 @@ all_share() {
 	shift
 	if wait_for share_set "$@"; then pass "$name"; else fail "$name" "$(snap "$@")"; fi
 }
+# own_cookie PID OLD: PID carries a cookie, set, that is not OLD
+own_cookie() { local c; c=$(cookie "$1"); [ -n "$c" ] && [ "$c" != 0x0 ] && [ "$c" != "$2" ]; }
 # distinct_set PID...: each carries a cookie, set, that no other of them carries
 distinct_set() {
 	local p c seen=
@@ -103,7 +107,7 @@ start_forker() {
 	bg "$BIN/$1" -w 10 2 /bin/sleep 1000
 	F=$!
 	wait_for tagged $F || fail "$1-placed" "$1 ($F) has cookie '$(cookie $F)'"
-	wait_for kids_ready $F 2
+	wait_for kids_ready $F 2 || fail "$1-forked" "$1 ($F) has children: $(kids $F | tr '\n' ' ')"
 	FK=$(kids $F | tr '\n' ' ')
 	for k in $FK; do
 		wait_for helper_ready $k "$(cookie $F)" ||
@@ -300,6 +304,19 @@ expect unmatched-clear-claimed-kept "$(snap $claimed)" "$before"
 reconciled
 all_zero unmatched-clear-released-stay $na $sk
 expect unmatched-clear-claimed-stay "$(snap $claimed)" "$before"
+
+# 9. Still UnmatchedExec=clear: split's MatchExe= narrows to its forker
+# and its Per= changes in the same reload. The members no longer claimed
+# return to 0 rather than being re-keyed with the group; the forker, still
+# claimed, gets a cookie of its own.
+old=$(cookie $sf)
+SPLITEXE="$BIN/splitf" SPLIT=process
+reload clear-per-narrowed
+all_zero clear-per-narrowed-released $sp1 $sp2 $sp3
+wait_for own_cookie $sf "$old" && pass clear-per-narrowed-rekeyed ||
+	fail clear-per-narrowed-rekeyed "$sf: $(cookie $sf), its old cookie $old"
+reconciled
+all_zero clear-per-narrowed-released-stay $sp1 $sp2 $sp3
 
 kill -0 $DPID && pass daemon-alive || fail daemon-alive "coreschedd exited: $(tail -n 5 $DLOG)"
 daemon_stop || fail daemon-stop "coreschedd did not stop cleanly"

@@ -84,7 +84,10 @@ wait_for runs $n /tmp/noread-hold
 wait_for tagged $n
 expect locked-undumpable-nnp "$(sed -n 's/^NoNewPrivs:[[:space:]]*//p' /proc/$n/status)" 1
 expect locked-undumpable-is "$(stat -c %u /proc/$n/status)" 0
-coresched new -d $n >/dev/null 2>&1
+# the cookie the kernel gave, read back by new -v at once (a reconcile
+# may put the group's back before a separate read)
+out=$(coresched new -v -d $n 2>&1) || echo "# new -d: $out"
+expect_distinct locked-undumpable-moved "$(printf '%s\n' "$out" | sed -n 's/^coresched: set cookie of PID [0-9]* to //p')" "$gc"
 settles $n "$gc" # put back by a reconcile, however slow
 expect locked-undumpable-held "$(cookie $n)" "$gc"
 # Assigned by the user (no filter, no no_new_privs), it runs a program

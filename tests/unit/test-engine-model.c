@@ -1575,7 +1575,10 @@ static void test_unmatched_clear(void)
 /* UnmatchedExec=clear and a reload that no longer claims a member: it
  * returns to 0 as at an exec, also where the same reload re-keys its group
  * (Per= changed), which moves the members the rules still claim; a member
- * still claimed gets a cookie of its own there. */
+ * still claimed gets a cookie of its own there. A child it forked before
+ * the reload, whose fork event the daemon takes after it, carries the
+ * key's old cookie, which is no one's claim: it returns to 0 as well, not
+ * kept as a foreign cookie. */
 static void test_unmatched_clear_reload_narrowed(void)
 {
 	const char *before = "[Daemon]\nUnmatchedExec=clear\n[Group web]\nMatchExe=/usr/bin/web /usr/bin/old\n";
@@ -1585,7 +1588,7 @@ static void test_unmatched_clear_reload_narrowed(void)
 	};
 
 	for (size_t i = 0; i < 2; i++) {
-		struct fproc *w, *o;
+		struct fproc *w, *o, *c;
 		sc_cookie wc;
 
 		e = scenario(before);
@@ -1596,11 +1599,20 @@ static void test_unmatched_clear_reload_narrowed(void)
 		deliver(n_events);
 		wc = cookie_of(w);
 		CHECK(w && o && wc != 0 && cookie_of(o) == wc);
+		if (!w || !o)
+			goto next;
+		c = fork_of(o); /* its event waits until after the reload */
+		CHECK(c && cookie_of(c) == wc);
 		conf_free(engine_set_conf(e, load_text(after[i])));
+		deliver(n_events);
 		CHECK(cookie_of(o) == 0);
 		CHECK(engine_task(e, o->pid) && !engine_task(e, o->pid)->key);
+		CHECK(c && cookie_of(c) == 0);
+		CHECK(c && engine_task(e, c->pid) && !engine_task(e, c->pid)->key &&
+		      engine_task(e, c->pid)->origin == ORIGIN_NONE);
 		CHECK(cookie_of(w) != 0 && engine_task(e, w->pid) && engine_task(e, w->pid)->key);
 		CHECK(i == 1 || cookie_of(w) == wc);
+	next:
 		e = engine_free(e);
 	}
 }

@@ -21,8 +21,6 @@ for i in 1 2 3 4; do
 	bg "$BIN/pp" 3 /bin/sleep 1000; race="$race $!"
 	bg "$BIN/pp" -w 10 3 /bin/sleep 1000; waited="$waited $!"
 done
-# own_cookie PID PARENT_COOKIE: PID carries a cookie, not its parent's
-own_cookie() { local c; c=$(cookie "$1"); [ -n "$c" ] && [ "$c" != 0x0 ] && [ "$c" != "$2" ]; }
 # judge NAME PARENTS...: every child of each parent has a cookie that is
 # neither 0 nor its parent's, and no two children share one
 judge() {

@@ -82,8 +82,6 @@ all_share() {
 	shift
 	if wait_for share_set "$@"; then pass "$name"; else fail "$name" "$(snap "$@")"; fi
 }
-# own_cookie PID OLD: PID carries a cookie, set, that is not OLD
-own_cookie() { local c; c=$(cookie "$1"); [ -n "$c" ] && [ "$c" != 0x0 ] && [ "$c" != "$2" ]; }
 # distinct_set PID...: each carries a cookie, set, that no other of them carries
 distinct_set() {
 	local p c seen=

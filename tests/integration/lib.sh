@@ -12,6 +12,8 @@ cookie() { coresched get "$1" 2>/dev/null | sed -n 's/^cookie of pid [0-9]* is /
 # tagged PID: its cookie is not 0. For wait_for, which retries a command:
 # wait_for [ "$(cookie P)" != 0x0 ] would test the one value read at the call.
 tagged() { local c; c=$(cookie "$1"); [ -n "$c" ] && [ "$c" != 0x0 ]; }
+# own_cookie PID OTHER : PID carries a cookie, set, that is not OTHER
+own_cookie() { local c; c=$(cookie "$1"); [ -n "$c" ] && [ "$c" != 0x0 ] && [ "$c" != "$2" ]; }
 
 # expect NAME ACTUAL EXPECTED
 expect() {

@@ -117,6 +117,10 @@ static int print_known_error(const char *name, json_object *params)
 		fprintf(stderr, "coresched: not supported: %s\n", reason ? reason : "");
 		return EXIT_FAILURE;
 	}
+	if (strcmp(name, ERR("NotReady")) == 0) {
+		fprintf(stderr, "coresched: coreschedd is not ready: %s\n", reason ? reason : "");
+		return EXIT_FAILURE;
+	}
 	if (strcmp(name, ERR("LimitReached")) == 0) {
 		fprintf(stderr, "coresched: limit reached: %s\n", daemon_call_str(params, "what", ""));
 		return EXIT_FAILURE;

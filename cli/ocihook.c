@@ -225,6 +225,12 @@ static int ask_daemon(const struct oci_state *s, int timeout_ms, sc_cookie *ret)
 		json_object_put(params);
 		return -EACCES;
 	}
+	/* Waiting for SMT to be switched on: as good as out of reach. */
+	if (r == 1 && ename && strcmp(ename, "io.coresched.NotReady") == 0) {
+		free(ename);
+		json_object_put(params);
+		return -EAGAIN;
+	}
 	if (r == 1) {
 		fprintf(stderr, PREFIX "coreschedd refused to place container %s: %s %s\n", s->id, ename,
 			json_object_to_json_string_ext(params, JSON_C_TO_STRING_PLAIN));
@@ -241,6 +247,8 @@ static const char *unreachable_reason(int r, int timeout_ms, char *buf, size_t s
 {
 	if (r == -ENOENT || r == -ECONNREFUSED)
 		return "coreschedd is not running";
+	if (r == -EAGAIN)
+		return "coreschedd waits for SMT to be switched on";
 	if (r == -ETIMEDOUT)
 		snprintf(buf, size, "coreschedd did not answer within %d ms", timeout_ms);
 	else if (r == -EACCES)
@@ -252,32 +260,15 @@ static const char *unreachable_reason(int r, int timeout_ms, char *buf, size_t s
 	return buf;
 }
 
-/* ENODEV says SMT is not there now. Only where it cannot come back
- * without a reboot (no SMT, or forced off) can nothing isolate a container
- * for its whole life; SMT switched off at run time (or siblings taken
- * offline) is switched on again with one write, and a container started
- * untagged would then share cores untagged. */
-static bool smt_gone_for_good(void)
-{
-	char buf[32] = "";
-	FILE *f = fopen("/sys/devices/system/cpu/smt/control", "re");
-
-	if (f) {
-		if (!fgets(buf, sizeof(buf), f))
-			buf[0] = 0;
-		fclose(f);
-	}
-	buf[strcspn(buf, "\n")] = 0;
-	return strcmp(buf, "notsupported") == 0 || strcmp(buf, "notimplemented") == 0 ||
-	       strcmp(buf, "forceoff") == 0;
-}
-
 /* The daemon is out of reach: isolation by a cookie of the container's
  * own when failing open (no pod sharing, no group: only the daemon knows
  * those), refusal when closed. A trusted container needs nothing, and
  * nor does any on a kernel where no cookie can isolate it (no core
  * scheduling, or no SMT for good): refusing there would protect nothing and stop
- * every container on a machine that merely has the package installed. */
+ * every container on a machine that merely has the package installed.
+ * SMT switched off at run time (or siblings taken offline) comes back with
+ * one write, and a container started untagged would then share cores
+ * untagged: fail mode decides there. */
 static int without_daemon(const struct oci_state *s, const struct hook_args *a, int why)
 {
 	char buf[256];
@@ -287,7 +278,7 @@ static int without_daemon(const struct oci_state *s, const struct hook_args *a, 
 	if (s->policy && strcmp(s->policy, "trusted") == 0)
 		return UNTAGGED;
 	r = sc_probe();
-	if (r == -EINVAL || (r == -ENODEV && smt_gone_for_good())) {
+	if (r == -EINVAL || (r == -ENODEV && sc_smt_gone_for_good())) {
 		fprintf(stderr, PREFIX "%s, and %s: no cookie could isolate container %s; starting it untagged\n",
 			reason, r == -EINVAL ? "this kernel has no core scheduling (CONFIG_SCHED_CORE)" : "SMT is absent or forced off",
 			s->id);

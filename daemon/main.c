@@ -26,6 +26,7 @@
 #include "sandbox.h"
 #include "sched_core.h"
 #include "slice.h"
+#include "smt-wait.h"
 #include "stats.h"
 
 #define EXIT_NO_SCHED_CORE 3
@@ -53,7 +54,8 @@ static void usage(FILE *f)
 		   "  -h, --help             show this help\n"
 		   "  -V, --version          show the version\n"
 		   "\nExit status: 0 clean stop, 1 error, 2 bad usage, 3 kernel lacks\n"
-		   "CONFIG_SCHED_CORE, 4 SMT absent or off at start-up (never in a dry run).\n");
+		   "CONFIG_SCHED_CORE, 4 SMT absent or forced off (never in a dry run);\n"
+		   "SMT switched off at start-up is waited for.\n");
 }
 
 static int parse_argv(int argc, char **argv)
@@ -322,6 +324,8 @@ static int on_sighup(sd_event_source *s, const struct signalfd_siginfo *si, void
 	return 0;
 }
 
+/* 0: cookies work (or a dry run); 1: stopped while waiting for SMT; else
+ * minus the exit status. */
 static int setup_kernel(const struct daemon *d)
 {
 	int r;
@@ -338,8 +342,14 @@ static int setup_kernel(const struct daemon *d)
 		fprintf(stderr, "coreschedd: %s\n", sc_strerror(r));
 		return -EXIT_NO_SCHED_CORE;
 	}
+	/* Switched off, it comes back with one write: wait for it (a stop
+	 * meanwhile is a clean one). Absent or forced off, it will not. */
+	if (r == -ENODEV && !sc_smt_gone_for_good())
+		r = smt_wait();
+	if (r == 1)
+		return 1;
 	if (r == -ENODEV) {
-		fprintf(stderr, "coreschedd: %s\n", sc_strerror(r));
+		fputs("coreschedd: core scheduling is unavailable: SMT is absent or forced off\n", stderr);
 		return -EXIT_NO_SMT;
 	}
 	if (r < 0) {
@@ -529,9 +539,9 @@ int main(int argc, char **argv)
 	d.dry_run = arg_dry_run || conf->daemon.dry_run;
 	d.dry_run_forced = arg_dry_run;
 	r = setup_kernel(&d);
-	if (r < 0) {
+	if (r != 0) {
 		conf_free(conf);
-		return r == -1 ? 1 : -r;
+		return r == 1 ? 0 : r == -1 ? 1 : -r;
 	}
 	if (setup_privileges() < 0) {
 		conf_free(conf);

@@ -3,6 +3,7 @@
  * daemon, the CLI and the hook. Every function returns 0 or a negative errno. */
 #pragma once
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
 
@@ -34,6 +35,13 @@ int sc_share_from(pid_t tid);
 /* What the running kernel offers: 0 when cookies work, -EINVAL without
  * CONFIG_SCHED_CORE, -ENODEV when SMT is absent or switched off. */
 int sc_probe(void);
+
+/* After sc_probe() said -ENODEV: is SMT gone until a reboot? True where
+ * /sys/devices/system/cpu/smt/control says the CPU has none
+ * ("notsupported", "notimplemented") or it was forced off ("forceoff");
+ * false where one write brings it back ("off", or "on" with siblings
+ * offline) and where the file cannot be read (nothing says it cannot). */
+bool sc_smt_gone_for_good(void);
 
 /* "pid", "tgid", "pgid" (util-linux names); -EINVAL on anything else. */
 int sc_scope_from_string(const char *s, enum sc_scope *ret_scope);

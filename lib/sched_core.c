@@ -59,6 +59,21 @@ int sc_probe(void)
 	return sc_get(0, &c);
 }
 
+bool sc_smt_gone_for_good(void)
+{
+	char buf[32] = "";
+	FILE *f = fopen("/sys/devices/system/cpu/smt/control", "re");
+
+	if (f) {
+		if (!fgets(buf, sizeof(buf), f))
+			buf[0] = 0;
+		fclose(f);
+	}
+	buf[strcspn(buf, "\n")] = 0;
+	return strcmp(buf, "notsupported") == 0 || strcmp(buf, "notimplemented") == 0 ||
+	       strcmp(buf, "forceoff") == 0;
+}
+
 static const char *const scope_names[] = {
 	[SC_SCOPE_THREAD] = "pid",
 	[SC_SCOPE_THREAD_GROUP] = "tgid",

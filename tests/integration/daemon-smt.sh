@@ -130,3 +130,59 @@ wait_for smt_is 1
 settles $l 0x0
 expect clear-while-off-made "$(cookie $l)" 0x0
 rm -f /tmp/smt-go
+daemon_stop
+cleanup; cleanup_pids=""
+
+# Started while SMT is switched off: the daemon waits instead of exiting 4,
+# and once SMT is on starts as after a restart. A member placed before the
+# restart keeps its cookie (adopted), members started during the wait
+# join it, a new group's first member gets its own; a stop during the wait
+# is a clean one.
+cat > "$CFG/coreschedd.conf" <<EOF2
+[Daemon]
+ReconcileSec=0
+[Group g]
+MatchExe=$BIN/member
+[Group fresh]
+MatchExe=$BIN/fresh
+EOF2
+daemon_start || exit 1
+bg "$BIN/member" 0 > /dev/null; a=$!
+wait_for tagged $a
+c=$(cookie $a)
+daemon_stop
+echo off > $ctl
+wait_for smt_is 0
+# started_waiting: the daemon runs, has said it waits, and serves no socket
+started_waiting() { kill -0 $DPID 2>/dev/null && grep -q "waiting for it to be switched on" "$DLOG"; }
+rm -f "$SOCK"
+coreschedd --config-dir "$CFG" >>"$DLOG" 2>&1 & DPID=$!
+cleanup_pids="$cleanup_pids $DPID"
+if wait_for started_waiting; then pass start-off-waits; else fail start-off-waits "$(tail -3 $DLOG)"; fi
+storm=""
+for i in $(seq 1 5); do bg "$BIN/member" 0 > /dev/null; storm="$storm $!"; done
+bg "$BIN/fresh" 0 > /dev/null; f=$!
+sleep 1.5
+kill -0 $DPID 2>/dev/null && pass start-off-still-waiting || fail start-off-still-waiting "exited: $(tail -3 $DLOG)"
+echo on > $ctl
+wait_for smt_is 1
+wait_for test -S "$SOCK" || fail start-off-socket "no control socket once SMT is on: $(tail -3 $DLOG)"
+wait_for all_at "$c" $a $storm
+expect start-off-adopted-kept "$(cookie $a)" "$c"
+bad=$(off_from "$c" $storm)
+expect start-off-members-join "${bad:-none}" none
+wait_for tagged $f
+expect_distinct start-off-new-group-own "$(cookie $f)" "$c"
+daemon_stop; rc=$?
+expect start-off-stop-after "$rc" 0
+# a stop during the wait
+echo off > $ctl
+wait_for smt_is 0
+: > "$DLOG"
+coreschedd --config-dir "$CFG" >>"$DLOG" 2>&1 & DPID=$!
+cleanup_pids="$cleanup_pids $DPID"
+wait_for started_waiting || fail stop-while-waiting-start "$(tail -3 $DLOG)"
+kill $DPID; wait $DPID; rc=$?
+expect stop-while-waiting-rc "$rc" 0
+echo on > $ctl
+wait_for smt_is 1

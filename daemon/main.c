@@ -55,7 +55,7 @@ static void usage(FILE *f)
 		   "  -V, --version          show the version\n"
 		   "\nExit status: 0 clean stop, 1 error, 2 bad usage, 3 kernel lacks\n"
 		   "CONFIG_SCHED_CORE, 4 SMT absent or forced off (never in a dry run);\n"
-		   "SMT switched off at start-up is waited for.\n");
+		   "SMT switched off at start-up (smt/control: off) is waited for.\n");
 }
 
 static int parse_argv(int argc, char **argv)
@@ -325,8 +325,8 @@ static int on_sighup(sd_event_source *s, const struct signalfd_siginfo *si, void
 }
 
 /* 0: cookies work (or a dry run); 1: stopped while waiting for SMT; else
- * minus the exit status. */
-static int setup_kernel(const struct daemon *d)
+ * minus the exit status. *waited: SMT was waited for. */
+static int setup_kernel(const struct daemon *d, bool *waited)
 {
 	int r;
 
@@ -344,8 +344,10 @@ static int setup_kernel(const struct daemon *d)
 	}
 	/* Switched off, it comes back with one write: wait for it (a stop
 	 * meanwhile is a clean one). Absent or forced off, it will not. */
-	if (r == -ENODEV && !sc_smt_gone_for_good())
-		r = smt_wait();
+	if (r == -ENODEV && sc_smt_switchable()) {
+		*waited = true;
+		r = smt_wait(!arg_socket);
+	}
 	if (r == 1)
 		return 1;
 	if (r == -ENODEV) {
@@ -361,6 +363,27 @@ static int setup_kernel(const struct daemon *d)
 
 /* Before any thread: capabilities are per thread. What needs
  * CAP_SYS_ADMIN later (the schedstats switch) goes to the keeper first. */
+/* The configuration may have changed during the wait for SMT: read it
+ * again, as a start would. One that no longer loads leaves the one read
+ * before in force, with the error logged. */
+static void reread_config(struct daemon *d, struct conf **conf)
+{
+	struct conf *c = NULL;
+	char *error = NULL;
+
+	if (daemon_load_config(arg_config_dir, &c, &error) < 0) {
+		log_error("%s; keeping the configuration read before the wait for SMT",
+			  error ? error : "Failed to load the configuration");
+		free(error);
+		return;
+	}
+	conf_free(*conf);
+	*conf = c;
+	log_set_max_level(c->daemon.log_level);
+	conf_warnings(c, daemon_log_warning, NULL);
+	d->dry_run = arg_dry_run || c->daemon.dry_run;
+}
+
 static int setup_privileges(void)
 {
 	int r = keeper_start(STATS_SCHEDSTATS_SYSCTL);
@@ -495,8 +518,8 @@ int main(int argc, char **argv)
 	struct conf *conf = NULL;
 	const char *lock_path;
 	char *error = NULL;
+	bool waited = false;
 	int lock_fd, r;
-
 	sigset_t ss;
 
 	if (parse_argv(argc, argv) < 0)
@@ -538,11 +561,13 @@ int main(int argc, char **argv)
 	conf_warnings(conf, daemon_log_warning, NULL);
 	d.dry_run = arg_dry_run || conf->daemon.dry_run;
 	d.dry_run_forced = arg_dry_run;
-	r = setup_kernel(&d);
+	r = setup_kernel(&d, &waited);
 	if (r != 0) {
 		conf_free(conf);
 		return r == 1 ? 0 : r == -1 ? 1 : -r;
 	}
+	if (waited)
+		reread_config(&d, &conf);
 	if (setup_privileges() < 0) {
 		conf_free(conf);
 		return 1;
@@ -600,6 +625,7 @@ int main(int argc, char **argv)
 	log_notice("Started%s: %zu processes tracked, %zu keys; %s", d.dry_run ? " (dry run: nothing is applied)" : "",
 		   engine_n_tasks(d.engine), engine_n_keys(d.engine), sandbox_describe());
 	sd_notify(0, "READY=1");
+	smt_wait_done();
 	notify_status(&d);
 	r = sd_event_loop(d.event);
 	sd_notify(0, "STOPPING=1");

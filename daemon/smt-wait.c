@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <poll.h>
 #include <signal.h>
+#include <stdint.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
 #include <systemd/sd-daemon.h>
@@ -14,6 +15,8 @@
 #include "log.h"
 #include "sched_core.h"
 
+/* As systemd's default TimeoutStartSec=. */
+#define START_USEC (90ULL * 1000000)
 #define NOT_READY "SMT is switched off: coreschedd waits for it to be switched on, and places nothing until then"
 
 /* One client, polled ready: its first call gets the reason, whatever it
@@ -31,7 +34,9 @@ static void turn_away(int listen_fd)
 	close(fd);
 }
 
-int smt_wait(void)
+static uint64_t watchdog_usec; /* the unit's, while a longer one stands */
+
+int smt_wait(bool take_listen_fd)
 {
 	struct pollfd p[2] = { { .fd = -1, .events = POLLIN }, { .fd = -1, .events = POLLIN } };
 	struct signalfd_siginfo si;
@@ -45,8 +50,8 @@ int smt_wait(void)
 	p[0].fd = signalfd(-1, &ss, SFD_CLOEXEC | SFD_NONBLOCK);
 	if (p[0].fd < 0)
 		return -errno;
-	/* The socket systemd listens on, as methods_setup() takes it. */
-	if (sd_listen_fds(0) == 1)
+	/* The socket systemd listens on, where methods_setup() takes it. */
+	if (take_listen_fd && sd_listen_fds(0) == 1)
 		p[1].fd = SD_LISTEN_FDS_START;
 	log_notice("SMT is switched off: waiting for it to be switched on (/sys/devices/system/cpu/smt/control); "
 		   "no process is placed until then");
@@ -69,14 +74,29 @@ int smt_wait(void)
 		r = sc_probe();
 		if (r == 0) {
 			log_notice("SMT is on: starting");
-			sd_notify(0, "STATUS=SMT is on: starting");
+			/* The rest of the start-up (the scan of every process
+			 * above all) runs after READY=1, under the watchdog:
+			 * give it the time a start would have, until
+			 * smt_wait_done(). */
+			if (sd_watchdog_enabled(0, &watchdog_usec) > 0 && watchdog_usec < START_USEC)
+				sd_notifyf(0, "WATCHDOG=1\nWATCHDOG_USEC=%llu\nSTATUS=SMT is on: starting",
+					   (unsigned long long)START_USEC);
+			else
+				sd_notify(0, "STATUS=SMT is on: starting");
 			break;
 		}
 		if (r != -ENODEV)
 			break;
-		if (sc_smt_gone_for_good())
+		if (!sc_smt_switchable())
 			break; /* -ENODEV: forced off meanwhile */
 	}
 	close(p[0].fd);
 	return r;
+}
+
+void smt_wait_done(void)
+{
+	if (watchdog_usec && watchdog_usec < START_USEC)
+		sd_notifyf(0, "WATCHDOG=1\nWATCHDOG_USEC=%llu", (unsigned long long)watchdog_usec);
+	watchdog_usec = 0;
 }

@@ -8,10 +8,18 @@
  * absent or forced off until a reboot there is nothing to wait for. */
 #pragma once
 
+#include <stdbool.h>
+
 /* Wait until cookies work. Meanwhile: READY=1 and a STATUS= for systemd
- * (a start does not time out), WATCHDOG=1 each second, a connection to
- * the control socket that systemd passed answered with NotReady and
- * closed (a client fails at once, the container hook by its FailMode=),
- * SIGHUP ignored. Returns 0 once SMT is on, 1 on SIGTERM or SIGINT, -ENODEV
- * when SMT went for good meanwhile, another negative errno on failure. */
-int smt_wait(void);
+ * (a start does not time out), WATCHDOG=1 each second, with
+ * take_listen_fd a connection to the control socket that systemd passed
+ * answered with NotReady and closed (a client fails at once, the container
+ * hook and the PAM module by their fail modes), SIGHUP ignored (the caller
+ * reads the configuration again). Once SMT is on, the watchdog allows 90 s
+ * until smt_wait_done(), for the start-up that follows. Returns 0 once SMT
+ * is on, 1 on SIGTERM or SIGINT, -ENODEV when smt/control no longer says
+ * SMT can be switched on, another negative errno on failure. */
+int smt_wait(bool take_listen_fd);
+
+/* Start-up done: the unit's watchdog time again. */
+void smt_wait_done(void);

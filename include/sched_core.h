@@ -43,6 +43,11 @@ int sc_probe(void);
  * offline) and where the file cannot be read (nothing says it cannot). */
 bool sc_smt_gone_for_good(void);
 
+/* After sc_probe() said -ENODEV: does smt/control say SMT comes back with
+ * one write ("off"; or "on", with siblings offline)? False where it cannot
+ * be read: nothing says SMT is there to switch on. */
+bool sc_smt_switchable(void);
+
 /* "pid", "tgid", "pgid" (util-linux names); -EINVAL on anything else. */
 int sc_scope_from_string(const char *s, enum sc_scope *ret_scope);
 const char *sc_scope_to_string(enum sc_scope scope);

@@ -387,6 +387,9 @@ EXPORT int pam_sm_open_session(pam_handle_t *pamh, int flags, int argc, const ch
 		return r;
 	case CALL_ERROR:
 		pam_args_json_string(buf, "error", what, sizeof(what));
+		/* Waiting for SMT to be switched on: as good as out of reach. */
+		if (strcmp(what, "io.coresched.NotReady") == 0)
+			return unreachable(pamh, &a, execs, EAGAIN);
 		pam_syslog(pamh, a.fail == PAM_FAIL_CLOSED ? LOG_ERR : LOG_WARNING,
 			   "coreschedd did not place the session of uid %u: %s%s", (unsigned)S.uid, what,
 			   a.fail == PAM_FAIL_CLOSED ? ", failing the session (fail=closed)" : ", ignoring.");

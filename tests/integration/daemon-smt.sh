@@ -136,15 +136,15 @@ cleanup; cleanup_pids=""
 # Started while SMT is switched off: the daemon waits instead of exiting 4,
 # and once SMT is on starts as after a restart. A member placed before the
 # restart keeps its cookie (adopted), members started during the wait
-# join it, a new group's first member gets its own; a stop during the wait
-# is a clean one.
+# join it, a group added to the configuration during the wait places its
+# first member with a cookie of its own; a stop during the wait is a clean
+# one. Where smt/control says SMT cannot come back (forceoff,
+# notsupported) or cannot be read, the start ends with exit status 4.
 cat > "$CFG/coreschedd.conf" <<EOF2
 [Daemon]
 ReconcileSec=0
 [Group g]
 MatchExe=$BIN/member
-[Group fresh]
-MatchExe=$BIN/fresh
 EOF2
 daemon_start || exit 1
 bg "$BIN/member" 0 > /dev/null; a=$!
@@ -162,6 +162,7 @@ if wait_for started_waiting; then pass start-off-waits; else fail start-off-wait
 storm=""
 for i in $(seq 1 5); do bg "$BIN/member" 0 > /dev/null; storm="$storm $!"; done
 bg "$BIN/fresh" 0 > /dev/null; f=$!
+printf '[Group fresh]\nMatchExe=%s\n' "$BIN/fresh" >> "$CFG/coreschedd.conf"
 sleep 1.5
 kill -0 $DPID 2>/dev/null && pass start-off-still-waiting || fail start-off-still-waiting "exited: $(tail -3 $DLOG)"
 echo on > $ctl
@@ -184,5 +185,16 @@ cleanup_pids="$cleanup_pids $DPID"
 wait_for started_waiting || fail stop-while-waiting-start "$(tail -3 $DLOG)"
 kill $DPID; wait $DPID; rc=$?
 expect stop-while-waiting-rc "$rc" 0
+# SMT still off, smt/control made to say otherwise in a mount namespace of
+# the daemon's own: nothing to wait for
+for word in forceoff notsupported notimplemented ""; do
+	printf '%s\n' "$word" > /tmp/smt-control-fake
+	: > "$DLOG"
+	timeout 20 unshare -m --propagation private sh -c \
+		"mount --bind /tmp/smt-control-fake $ctl && exec coreschedd --config-dir $CFG" >>"$DLOG" 2>&1
+	rc=$?
+	expect "start-control-${word:-empty}-exit-4" "$rc $(grep -c 'SMT is absent or forced off' "$DLOG")" "4 1"
+done
+rm -f /tmp/smt-control-fake
 echo on > $ctl
 wait_for smt_is 1

@@ -278,7 +278,7 @@ static int without_daemon(const struct oci_state *s, const struct hook_args *a, 
 	if (s->policy && strcmp(s->policy, "trusted") == 0)
 		return UNTAGGED;
 	r = sc_probe();
-	if (r == -EINVAL || (r == -ENODEV && sc_smt_gone_for_good())) {
+	if (r == -EINVAL || (r == -ENODEV && !sc_smt_switchable())) {
 		fprintf(stderr, PREFIX "%s, and %s: no cookie could isolate container %s; starting it untagged\n",
 			reason, r == -EINVAL ? "this kernel has no core scheduling (CONFIG_SCHED_CORE)" : "SMT is absent or forced off",
 			s->id);

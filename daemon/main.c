@@ -55,7 +55,8 @@ static void usage(FILE *f)
 		   "  -V, --version          show the version\n"
 		   "\nExit status: 0 clean stop, 1 error, 2 bad usage, 3 kernel lacks\n"
 		   "CONFIG_SCHED_CORE, 4 SMT absent or forced off (never in a dry run);\n"
-		   "SMT switched off at start-up (smt/control: off) is waited for.\n");
+		   "SMT switched off at start-up (smt/control: off, or on with siblings\n"
+		   "offline) is waited for.\n");
 }
 
 static int parse_argv(int argc, char **argv)
@@ -361,8 +362,6 @@ static int setup_kernel(const struct daemon *d, bool *waited)
 	return 0;
 }
 
-/* Before any thread: capabilities are per thread. What needs
- * CAP_SYS_ADMIN later (the schedstats switch) goes to the keeper first. */
 /* The configuration may have changed during the wait for SMT: read it
  * again, as a start would. One that no longer loads leaves the one read
  * before in force, with the error logged. */
@@ -380,10 +379,11 @@ static void reread_config(struct daemon *d, struct conf **conf)
 	conf_free(*conf);
 	*conf = c;
 	log_set_max_level(c->daemon.log_level);
-	conf_warnings(c, daemon_log_warning, NULL);
 	d->dry_run = arg_dry_run || c->daemon.dry_run;
 }
 
+/* Before any thread: capabilities are per thread. What needs
+ * CAP_SYS_ADMIN later (the schedstats switch) goes to the keeper first. */
 static int setup_privileges(void)
 {
 	int r = keeper_start(STATS_SCHEDSTATS_SYSCTL);
@@ -558,7 +558,6 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	log_set_max_level(conf->daemon.log_level);
-	conf_warnings(conf, daemon_log_warning, NULL);
 	d.dry_run = arg_dry_run || conf->daemon.dry_run;
 	d.dry_run_forced = arg_dry_run;
 	r = setup_kernel(&d, &waited);
@@ -568,6 +567,7 @@ int main(int argc, char **argv)
 	}
 	if (waited)
 		reread_config(&d, &conf);
+	conf_warnings(conf, daemon_log_warning, NULL);
 	if (setup_privileges() < 0) {
 		conf_free(conf);
 		return 1;

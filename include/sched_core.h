@@ -36,16 +36,13 @@ int sc_share_from(pid_t tid);
  * CONFIG_SCHED_CORE, -ENODEV when SMT is absent or switched off. */
 int sc_probe(void);
 
-/* After sc_probe() said -ENODEV: is SMT gone until a reboot? True where
- * /sys/devices/system/cpu/smt/control says the CPU has none
- * ("notsupported", "notimplemented") or it was forced off ("forceoff");
- * false where one write brings it back ("off", or "on" with siblings
- * offline) and where the file cannot be read (nothing says it cannot). */
-bool sc_smt_gone_for_good(void);
-
-/* After sc_probe() said -ENODEV: does smt/control say SMT comes back with
- * one write ("off"; or "on", with siblings offline)? False where it cannot
- * be read: nothing says SMT is there to switch on. */
+/* After sc_probe() said -ENODEV: does /sys/devices/system/cpu/smt/control
+ * say SMT comes back with one write ("off"; or "on", with siblings
+ * offline)? False where it says the CPU has none ("notsupported",
+ * "notimplemented"), it was forced off until a reboot ("forceoff"), or it
+ * cannot be read (nothing says SMT is there to switch on). The daemon
+ * waits for SMT only where it is true, and the container hook holds to
+ * its fail mode only there. */
 bool sc_smt_switchable(void);
 
 /* "pid", "tgid", "pgid" (util-linux names); -EINVAL on anything else. */

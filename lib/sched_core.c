@@ -73,15 +73,6 @@ static void smt_control(char *buf, size_t size)
 	buf[strcspn(buf, "\n")] = 0;
 }
 
-bool sc_smt_gone_for_good(void)
-{
-	char buf[32];
-
-	smt_control(buf, sizeof(buf));
-	return strcmp(buf, "notsupported") == 0 || strcmp(buf, "notimplemented") == 0 ||
-	       strcmp(buf, "forceoff") == 0;
-}
-
 bool sc_smt_switchable(void)
 {
 	char buf[32];

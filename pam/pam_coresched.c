@@ -428,12 +428,15 @@ EXPORT int pam_sm_close_session(pam_handle_t *pamh, int flags, int argc, const c
 }
 
 /* fail=closed: refuse the login before it starts when the daemon that
- * would place it is not there. */
+ * would place it is not there: no answer to a call that needs nothing,
+ * or the answer of a daemon that waits for SMT (a socket systemd holds
+ * takes the connection all the same). */
 EXPORT int pam_sm_acct_mgmt(pam_handle_t *pamh, int flags, int argc, const char **argv)
 {
 	struct pam_args a;
-	char err[512];
-	int fd;
+	char err[512], buf[REPLY_MAX], what[64] = "";
+	enum call_result r;
+	int e;
 
 	(void)flags;
 	if (pam_args_parse(argc, argv, &a, err, sizeof(err)) < 0) {
@@ -442,12 +445,14 @@ EXPORT int pam_sm_acct_mgmt(pam_handle_t *pamh, int flags, int argc, const char 
 	}
 	if (a.fail != PAM_FAIL_CLOSED)
 		return PAM_IGNORE;
-	fd = connect_to(a.socket, a.timeout_ms);
-	if (fd < 0) {
-		pam_syslog(pamh, LOG_ERR, "coreschedd is not reachable at %s (%s): refusing the login (fail=closed)",
-			   a.socket, strerror(-fd));
-		return PAM_PERM_DENIED;
-	}
-	close(fd);
-	return PAM_SUCCESS;
+	r = call(a.socket, a.timeout_ms, "{\"method\":\"org.varlink.service.GetInfo\"}", buf, sizeof(buf), &e);
+	if (r == CALL_ERROR)
+		pam_args_json_string(buf, "error", what, sizeof(what));
+	if (r == CALL_ERROR && strcmp(what, "io.coresched.NotReady") == 0)
+		e = EAGAIN;
+	else if (r == CALL_OK || r == CALL_ERROR)
+		return PAM_SUCCESS;
+	pam_syslog(pamh, LOG_ERR, "coreschedd is not reachable at %s (%s): refusing the login (fail=closed)", a.socket,
+		   strerror(e));
+	return PAM_PERM_DENIED;
 }

@@ -196,5 +196,11 @@ for word in forceoff notsupported notimplemented ""; do
 	expect "start-control-${word:-empty}-exit-4" "$rc $(grep -c 'SMT is absent or forced off' "$DLOG")" "4 1"
 done
 rm -f /tmp/smt-control-fake
+# no smt/control at all (an empty directory in place of smt/)
+: > "$DLOG"
+timeout 20 unshare -m --propagation private sh -c \
+	"mount -t tmpfs none ${ctl%/control} && exec coreschedd --config-dir $CFG" >>"$DLOG" 2>&1
+rc=$?
+expect start-control-absent-exit-4 "$rc $(grep -c 'SMT is absent or forced off' "$DLOG")" "4 1"
 echo on > $ctl
 wait_for smt_is 1

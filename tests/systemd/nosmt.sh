@@ -79,10 +79,20 @@ journalctl -q --since "$psince" 2>/dev/null | grep -q 'coreschedd is not reachab
 	pass waiting-pam-closed-logged || fail waiting-pam-closed-logged "no 'not reachable ... failing the session' line in the journal"
 $drive cs-nosmt-open root true > /dev/null 2>&1
 expect waiting-pam-open "$?" 0
+# the account stack refuses the login then (systemd's socket takes the
+# connection all the same)
+echo 'account required pam_coresched.so fail=closed' > /etc/pam.d/cs-nosmt-acct
+$drive -a cs-nosmt-acct root true > /dev/null 2>&1
+expect waiting-pam-account-refuses "$?" 1
+rm -f /etc/pam.d/cs-nosmt-acct
 rm -f /etc/pam.d/cs-nosmt-closed /etc/pam.d/cs-nosmt-open
 echo on > $smt/control
 wait_for is_set $m && pass smt-on-placed || fail smt-on-placed "PID $m: cookie $(cookie $m); $(coresched explain $m 2>&1 | tr '\n' ' ')"
 if coresched status >/dev/null 2>&1; then pass smt-on-serves; else fail smt-on-serves "$(coresched status 2>&1)"; fi
+echo 'account required pam_coresched.so fail=closed' > /etc/pam.d/cs-nosmt-acct
+$drive -a cs-nosmt-acct root true > /dev/null 2>&1
+expect smt-on-pam-account-admits "$?" 0
+rm -f /etc/pam.d/cs-nosmt-acct
 systemctl stop cs-nosmt-member 2>/dev/null
 rm -f /etc/coresched/rules.d/90-nosmt-test.conf /usr/local/bin/cs-nosmt-member
 systemctl stop coreschedd 2>/dev/null

@@ -54,7 +54,8 @@ static void usage(FILE *f)
 		   "  -h, --help             show this help\n"
 		   "  -V, --version          show the version\n"
 		   "\nExit status: 0 clean stop, 1 error, 2 bad usage, 3 kernel lacks\n"
-		   "CONFIG_SCHED_CORE, 4 SMT absent or forced off (never in a dry run);\n"
+		   "CONFIG_SCHED_CORE, 4 SMT absent or forced off: smt/control neither on nor\n"
+		   "off, or unreadable (never in a dry run);\n"
 		   "SMT switched off at start-up (smt/control: off, or on with siblings\n"
 		   "offline) is waited for.\n");
 }
@@ -379,6 +380,7 @@ static void reread_config(struct daemon *d, struct conf **conf)
 	conf_free(*conf);
 	*conf = c;
 	log_set_max_level(c->daemon.log_level);
+	conf_warnings(c, daemon_log_warning, NULL); /* a load, as a reload warns */
 	d->dry_run = arg_dry_run || c->daemon.dry_run;
 }
 
@@ -558,6 +560,7 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	log_set_max_level(conf->daemon.log_level);
+	conf_warnings(conf, daemon_log_warning, NULL);
 	d.dry_run = arg_dry_run || conf->daemon.dry_run;
 	d.dry_run_forced = arg_dry_run;
 	r = setup_kernel(&d, &waited);
@@ -567,7 +570,6 @@ int main(int argc, char **argv)
 	}
 	if (waited)
 		reread_config(&d, &conf);
-	conf_warnings(conf, daemon_log_warning, NULL);
 	if (setup_privileges() < 0) {
 		conf_free(conf);
 		return 1;

@@ -116,6 +116,10 @@ static enum call_result call(const char *path, int timeout_ms, const char *req, 
 
 		if (n < 0 && errno == EINTR)
 			continue;
+		/* Closed on us: what the daemon said before it closed (a
+		 * refusal, NotReady) is still there to read. */
+		if (n < 0 && (errno == EPIPE || errno == ECONNRESET))
+			break;
 		if (n < 0) {
 			if (errno == EAGAIN || errno == EWOULDBLOCK)
 				errno = ETIMEDOUT;
@@ -123,7 +127,7 @@ static enum call_result call(const char *path, int timeout_ms, const char *req, 
 		}
 		off += (size_t)n;
 	}
-	sent = true;
+	sent = off == len;
 	for (off = 0;;) {
 		struct pollfd p = { .fd = fd, .events = POLLIN };
 		long long left = deadline - now_ms();
@@ -334,10 +338,19 @@ static int fresh_cookie(pam_handle_t *pamh, const struct pam_args *a, bool execs
 	return PAM_SUCCESS;
 }
 
+/* e: an errno, or NOT_READY (the daemon's answer NotReady: connect_to()
+ * reports EAGAIN as ETIMEDOUT, so no errno of a call is this one). */
+#define NOT_READY EAGAIN
+
+static const char *unreachable_why(int e)
+{
+	return e == NOT_READY ? "it waits for SMT to be switched on" : strerror(e);
+}
+
 static int unreachable(pam_handle_t *pamh, const struct pam_args *a, bool execs, int e)
 {
 	pam_syslog(pamh, a->fail == PAM_FAIL_CLOSED ? LOG_ERR : LOG_WARNING,
-		   "coreschedd is not reachable at %s (%s): %s", a->socket, strerror(e),
+		   "coreschedd is not reachable at %s (%s): %s", a->socket, unreachable_why(e),
 		   a->fail == PAM_FAIL_CLOSED ? "failing the session (fail=closed)" :
 		   a->fail == PAM_FAIL_NEW ? "the session gets a cookie of its own (fail=new)" :
 					     "the session runs without a cookie (fail=open)");
@@ -389,7 +402,7 @@ EXPORT int pam_sm_open_session(pam_handle_t *pamh, int flags, int argc, const ch
 		pam_args_json_string(buf, "error", what, sizeof(what));
 		/* Waiting for SMT to be switched on: as good as out of reach. */
 		if (strcmp(what, "io.coresched.NotReady") == 0)
-			return unreachable(pamh, &a, execs, EAGAIN);
+			return unreachable(pamh, &a, execs, NOT_READY);
 		pam_syslog(pamh, a.fail == PAM_FAIL_CLOSED ? LOG_ERR : LOG_WARNING,
 			   "coreschedd did not place the session of uid %u: %s%s", (unsigned)S.uid, what,
 			   a.fail == PAM_FAIL_CLOSED ? ", failing the session (fail=closed)" : ", ignoring.");
@@ -428,15 +441,16 @@ EXPORT int pam_sm_close_session(pam_handle_t *pamh, int flags, int argc, const c
 }
 
 /* fail=closed: refuse the login before it starts when the daemon that
- * would place it is not there: no answer to a call that needs nothing,
- * or the answer of a daemon that waits for SMT (a socket systemd holds
- * takes the connection all the same). */
+ * would place it is not there: no connection, or the answer of a daemon
+ * that waits for SMT (a socket systemd holds takes the connection all the
+ * same). A call that is not answered in time admits the login, as the
+ * connection did before: a busy daemon's queue (its shared budget for
+ * unprivileged callers) must not turn users away. */
 EXPORT int pam_sm_acct_mgmt(pam_handle_t *pamh, int flags, int argc, const char **argv)
 {
 	struct pam_args a;
 	char err[512], buf[REPLY_MAX], what[64] = "";
-	enum call_result r;
-	int e;
+	int e, fd;
 
 	(void)flags;
 	if (pam_args_parse(argc, argv, &a, err, sizeof(err)) < 0) {
@@ -445,14 +459,19 @@ EXPORT int pam_sm_acct_mgmt(pam_handle_t *pamh, int flags, int argc, const char 
 	}
 	if (a.fail != PAM_FAIL_CLOSED)
 		return PAM_IGNORE;
-	r = call(a.socket, a.timeout_ms, "{\"method\":\"org.varlink.service.GetInfo\"}", buf, sizeof(buf), &e);
-	if (r == CALL_ERROR)
-		pam_args_json_string(buf, "error", what, sizeof(what));
-	if (r == CALL_ERROR && strcmp(what, "io.coresched.NotReady") == 0)
-		e = EAGAIN;
-	else if (r == CALL_OK || r == CALL_ERROR)
-		return PAM_SUCCESS;
+	fd = connect_to(a.socket, a.timeout_ms);
+	if (fd < 0)
+		e = -fd;
+	else {
+		close(fd);
+		if (call(a.socket, a.timeout_ms, "{\"method\":\"org.varlink.service.GetInfo\"}", buf, sizeof(buf),
+			 &e) != CALL_ERROR ||
+		    !pam_args_json_string(buf, "error", what, sizeof(what)) ||
+		    strcmp(what, "io.coresched.NotReady") != 0)
+			return PAM_SUCCESS;
+		e = NOT_READY;
+	}
 	pam_syslog(pamh, LOG_ERR, "coreschedd is not reachable at %s (%s): refusing the login (fail=closed)", a.socket,
-		   strerror(e));
+		   unreachable_why(e));
 	return PAM_PERM_DENIED;
 }

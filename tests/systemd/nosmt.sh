@@ -75,7 +75,7 @@ echo 'session required pam_coresched.so fail=open' > /etc/pam.d/cs-nosmt-open
 psince=$(date '+%Y-%m-%d %H:%M:%S')
 $drive cs-nosmt-closed root true > /dev/null 2>&1
 expect waiting-pam-closed "$?" 2
-journalctl -q --since "$psince" 2>/dev/null | grep -q 'coreschedd is not reachable at .*failing the session' &&
+journalctl -q --since "$psince" 2>/dev/null | grep -q 'coreschedd is not reachable at .* (it waits for SMT to be switched on): failing the session' &&
 	pass waiting-pam-closed-logged || fail waiting-pam-closed-logged "no 'not reachable ... failing the session' line in the journal"
 $drive cs-nosmt-open root true > /dev/null 2>&1
 expect waiting-pam-open "$?" 0

@@ -441,8 +441,8 @@ EXPORT int pam_sm_close_session(pam_handle_t *pamh, int flags, int argc, const c
 }
 
 /* fail=closed: refuse the login before it starts when the daemon that
- * would place it is not there: no connection, or the answer of a daemon
- * that waits for SMT (a socket systemd holds takes the connection all the
+ * would place it is not there: no connection (or one closed without a
+ * word), or the answer of a daemon that waits for SMT (a socket systemd holds takes the connection all the
  * same). A call that is not answered in time admits the login, as the
  * connection did before: a busy daemon's queue (its shared budget for
  * unprivileged callers) must not turn users away. */
@@ -450,7 +450,8 @@ EXPORT int pam_sm_acct_mgmt(pam_handle_t *pamh, int flags, int argc, const char 
 {
 	struct pam_args a;
 	char err[512], buf[REPLY_MAX], what[64] = "";
-	int e, fd;
+	enum call_result r;
+	int e;
 
 	(void)flags;
 	if (pam_args_parse(argc, argv, &a, err, sizeof(err)) < 0) {
@@ -459,18 +460,12 @@ EXPORT int pam_sm_acct_mgmt(pam_handle_t *pamh, int flags, int argc, const char 
 	}
 	if (a.fail != PAM_FAIL_CLOSED)
 		return PAM_IGNORE;
-	fd = connect_to(a.socket, a.timeout_ms);
-	if (fd < 0)
-		e = -fd;
-	else {
-		close(fd);
-		if (call(a.socket, a.timeout_ms, "{\"method\":\"org.varlink.service.GetInfo\"}", buf, sizeof(buf),
-			 &e) != CALL_ERROR ||
-		    !pam_args_json_string(buf, "error", what, sizeof(what)) ||
-		    strcmp(what, "io.coresched.NotReady") != 0)
-			return PAM_SUCCESS;
+	r = call(a.socket, a.timeout_ms, "{\"method\":\"org.varlink.service.GetInfo\"}", buf, sizeof(buf), &e);
+	if (r == CALL_ERROR && pam_args_json_string(buf, "error", what, sizeof(what)) &&
+	    strcmp(what, "io.coresched.NotReady") == 0)
 		e = NOT_READY;
-	}
+	else if (r != CALL_UNREACHABLE) /* answered, or late */
+		return PAM_SUCCESS;
 	pam_syslog(pamh, LOG_ERR, "coreschedd is not reachable at %s (%s): refusing the login (fail=closed)", a.socket,
 		   unreachable_why(e));
 	return PAM_PERM_DENIED;

@@ -59,25 +59,17 @@ int sc_probe(void)
 	return sc_get(0, &c);
 }
 
-/* What /sys/devices/system/cpu/smt/control says, "" when unreadable. */
-static void smt_control(char *buf, size_t size)
+bool sc_smt_switchable(void)
 {
+	char buf[32] = "";
 	FILE *f = fopen("/sys/devices/system/cpu/smt/control", "re");
 
-	buf[0] = 0;
 	if (f) {
-		if (!fgets(buf, (int)size, f))
+		if (!fgets(buf, sizeof(buf), f))
 			buf[0] = 0;
 		fclose(f);
 	}
 	buf[strcspn(buf, "\n")] = 0;
-}
-
-bool sc_smt_switchable(void)
-{
-	char buf[32];
-
-	smt_control(buf, sizeof(buf));
 	return strcmp(buf, "on") == 0 || strcmp(buf, "off") == 0;
 }
 

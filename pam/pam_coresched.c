@@ -61,7 +61,8 @@ static struct {
 /* ---- a varlink call: one request, one NUL-terminated reply ---- */
 
 /* CALL_LOST: the request went out in full but no answer came (timeout,
- * reset): the daemon may have acted on it all the same. */
+ * reset): the daemon may have acted on it all the same. CALL_UNREACHABLE
+ * also for the answer NotReady (see NOT_READY). */
 enum call_result { CALL_OK, CALL_ERROR, CALL_UNREACHABLE, CALL_LOST };
 
 static long long now_ms(void)
@@ -97,6 +98,11 @@ static int connect_to(const char *path, int timeout_ms)
 	return fd;
 }
 
+/* *ret_errno of a call answered NotReady (a daemon that waits for SMT to be
+ * switched on), which is as good as out of reach: connect_to() reports
+ * EAGAIN as ETIMEDOUT, so no errno of a call is this one. */
+#define NOT_READY EAGAIN
+
 /* Sends req (with its NUL) and reads the reply into buf. */
 static enum call_result call(const char *path, int timeout_ms, const char *req, char *buf, size_t size, int *ret_errno)
 {
@@ -104,6 +110,7 @@ static enum call_result call(const char *path, int timeout_ms, const char *req, 
 	size_t len = strlen(req) + 1, off = 0;
 	int fd = connect_to(path, timeout_ms);
 	bool sent = false;
+	char what[64];
 
 	*ret_errno = 0;
 	buf[0] = 0;
@@ -162,7 +169,12 @@ static enum call_result call(const char *path, int timeout_ms, const char *req, 
 		}
 	}
 	close(fd);
-	return pam_args_json_string(buf, "error", NULL, 0) ? CALL_ERROR : CALL_OK;
+	if (!pam_args_json_string(buf, "error", what, sizeof(what)))
+		return CALL_OK;
+	if (strcmp(what, "io.coresched.NotReady") != 0)
+		return CALL_ERROR;
+	*ret_errno = NOT_READY;
+	return CALL_UNREACHABLE;
 broken:
 	*ret_errno = errno;
 	close(fd);
@@ -338,10 +350,6 @@ static int fresh_cookie(pam_handle_t *pamh, const struct pam_args *a, bool execs
 	return PAM_SUCCESS;
 }
 
-/* e: an errno, or NOT_READY (the daemon's answer NotReady: connect_to()
- * reports EAGAIN as ETIMEDOUT, so no errno of a call is this one). */
-#define NOT_READY EAGAIN
-
 static const char *unreachable_why(int e)
 {
 	return e == NOT_READY ? "it waits for SMT to be switched on" : strerror(e);
@@ -400,9 +408,6 @@ EXPORT int pam_sm_open_session(pam_handle_t *pamh, int flags, int argc, const ch
 		return r;
 	case CALL_ERROR:
 		pam_args_json_string(buf, "error", what, sizeof(what));
-		/* Waiting for SMT to be switched on: as good as out of reach. */
-		if (strcmp(what, "io.coresched.NotReady") == 0)
-			return unreachable(pamh, &a, execs, NOT_READY);
 		pam_syslog(pamh, a.fail == PAM_FAIL_CLOSED ? LOG_ERR : LOG_WARNING,
 			   "coreschedd did not place the session of uid %u: %s%s", (unsigned)S.uid, what,
 			   a.fail == PAM_FAIL_CLOSED ? ", failing the session (fail=closed)" : ", ignoring.");
@@ -442,15 +447,15 @@ EXPORT int pam_sm_close_session(pam_handle_t *pamh, int flags, int argc, const c
 
 /* fail=closed: refuse the login before it starts when the daemon that
  * would place it is not there: no connection (or one closed without a
- * word), or the answer of a daemon that waits for SMT (a socket systemd holds takes the connection all the
- * same). A call that is not answered in time admits the login, as the
+ * word), or the answer of a daemon that waits for SMT (a socket systemd
+ * holds takes the connection all the same). A call that is not answered
+ * in time admits the login, as the
  * connection did before: a busy daemon's queue (its shared budget for
  * unprivileged callers) must not turn users away. */
 EXPORT int pam_sm_acct_mgmt(pam_handle_t *pamh, int flags, int argc, const char **argv)
 {
 	struct pam_args a;
-	char err[512], buf[REPLY_MAX], what[64] = "";
-	enum call_result r;
+	char err[512], buf[REPLY_MAX];
 	int e;
 
 	(void)flags;
@@ -460,11 +465,8 @@ EXPORT int pam_sm_acct_mgmt(pam_handle_t *pamh, int flags, int argc, const char 
 	}
 	if (a.fail != PAM_FAIL_CLOSED)
 		return PAM_IGNORE;
-	r = call(a.socket, a.timeout_ms, "{\"method\":\"org.varlink.service.GetInfo\"}", buf, sizeof(buf), &e);
-	if (r == CALL_ERROR && pam_args_json_string(buf, "error", what, sizeof(what)) &&
-	    strcmp(what, "io.coresched.NotReady") == 0)
-		e = NOT_READY;
-	else if (r != CALL_UNREACHABLE) /* answered, or late */
+	if (call(a.socket, a.timeout_ms, "{\"method\":\"org.varlink.service.GetInfo\"}", buf, sizeof(buf), &e) !=
+	    CALL_UNREACHABLE) /* answered, or late */
 		return PAM_SUCCESS;
 	pam_syslog(pamh, LOG_ERR, "coreschedd is not reachable at %s (%s): refusing the login (fail=closed)", a.socket,
 		   unreachable_why(e));

@@ -155,10 +155,15 @@ echo off > $ctl
 wait_for smt_is 0
 # started_waiting: the daemon runs, has said it waits, and serves no socket
 started_waiting() { kill -0 $DPID 2>/dev/null && grep -q "waiting for it to be switched on" "$DLOG"; }
-rm -f "$SOCK"
-coreschedd --config-dir "$CFG" >>"$DLOG" 2>&1 & DPID=$!
-cleanup_pids="$cleanup_pids $DPID"
-if wait_for started_waiting; then pass start-off-waits; else fail start-off-waits "$(tail -3 $DLOG)"; fi
+# start_waiting: the daemon in the background (daemon_start waits for its
+# socket), then a wait until it says it waits for SMT
+start_waiting() {
+	rm -f "$SOCK"
+	coreschedd --config-dir "$CFG" >>"$DLOG" 2>&1 & DPID=$!
+	cleanup_pids="$cleanup_pids $DPID"
+	wait_for started_waiting
+}
+if start_waiting; then pass start-off-waits; else fail start-off-waits "$(tail -3 $DLOG)"; fi
 storm=""
 for i in $(seq 1 5); do bg "$BIN/member" 0 > /dev/null; storm="$storm $!"; done
 bg "$BIN/fresh" 0 > /dev/null; f=$!
@@ -180,27 +185,25 @@ expect start-off-stop-after "$rc" 0
 echo off > $ctl
 wait_for smt_is 0
 : > "$DLOG"
-coreschedd --config-dir "$CFG" >>"$DLOG" 2>&1 & DPID=$!
-cleanup_pids="$cleanup_pids $DPID"
-wait_for started_waiting || fail stop-while-waiting-start "$(tail -3 $DLOG)"
+start_waiting || fail stop-while-waiting-start "$(tail -3 $DLOG)"
 kill $DPID; wait $DPID; rc=$?
 expect stop-while-waiting-rc "$rc" 0
 # SMT still off, smt/control made to say otherwise in a mount namespace of
-# the daemon's own: nothing to wait for
+# the daemon's own: nothing to wait for.
+# exits_4 NAME MOUNT: after MOUNT in that namespace, the start ends with 4
+# and says why
+exits_4() {
+	: > "$DLOG"
+	timeout 20 unshare -m --propagation private sh -c "$2 && exec coreschedd --config-dir $CFG" >>"$DLOG" 2>&1
+	rc=$?
+	expect "start-control-$1-exit-4" "$rc $(grep -c 'SMT is absent or forced off' "$DLOG")" "4 1"
+}
 for word in forceoff notsupported notimplemented ""; do
 	printf '%s\n' "$word" > /tmp/smt-control-fake
-	: > "$DLOG"
-	timeout 20 unshare -m --propagation private sh -c \
-		"mount --bind /tmp/smt-control-fake $ctl && exec coreschedd --config-dir $CFG" >>"$DLOG" 2>&1
-	rc=$?
-	expect "start-control-${word:-empty}-exit-4" "$rc $(grep -c 'SMT is absent or forced off' "$DLOG")" "4 1"
+	exits_4 "${word:-empty}" "mount --bind /tmp/smt-control-fake $ctl"
 done
 rm -f /tmp/smt-control-fake
 # no smt/control at all (an empty directory in place of smt/)
-: > "$DLOG"
-timeout 20 unshare -m --propagation private sh -c \
-	"mount -t tmpfs none ${ctl%/control} && exec coreschedd --config-dir $CFG" >>"$DLOG" 2>&1
-rc=$?
-expect start-control-absent-exit-4 "$rc $(grep -c 'SMT is absent or forced off' "$DLOG")" "4 1"
+exits_4 absent "mount -t tmpfs none ${ctl%/control}"
 echo on > $ctl
 wait_for smt_is 1
